@@ -1,0 +1,180 @@
+/* Diff micro-benchmark.
+ *
+ * Node 0 homes PAGES pages and writes one word of each; node 1 reads them so
+ * that it holds valid copies; statistics are reset everywhere; node 1 then
+ * writes one byte of every page (--size small) or every byte of every page
+ * (--size large) and a barrier makes the writes reach node 0.
+ *
+ * Figures: the diff work at the writer is node 1's barrier_protocol time
+ * (twins compared, diffs encoded and sent at the release), the work at the
+ * home is node 0's handler time (diffs received and applied), with node 1's
+ * diffs and diff_bytes counters.  At the end node 0 checks that it sees
+ * exactly what node 1 wrote.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/app_util.h"
+#include "rdsm.h"
+
+static const char *kUsage = "--size small|large [--pages P] [--release] [--json FILE]\n"
+                            "  node 1 writes one byte (small) or every byte (large) of P pages (default 1024)\n"
+                            "  homed at node 0; reports diff creation at the writer and application at the home.\n"
+                            "  --release: node 1 calls rdsm_release() before the barrier.  Needs at least 2 nodes.";
+
+/* Written by node 0 into word 0 of page i: in 1..127 in the low byte, so it
+ * never equals a byte node 1 writes (those are >= 0x80). */
+static uint64_t touch_value(long i) { return (uint64_t)(i % 127) + 1; }
+static uint8_t large_byte(long i, size_t j) { return (uint8_t)(0x80 | ((size_t)i * 7 + j) % 128); }
+static size_t small_offset(long i, size_t psz) { return ((size_t)i * 61 + 8) % psz; }
+
+/* Page i after node 1's writes, byte j. */
+static uint8_t expected_byte(long i, size_t j, size_t psz, int large) {
+  if (large) return large_byte(i, j);
+  if (j == small_offset(i, psz)) return large_byte(i, j);
+  if (j < sizeof(uint64_t)) return (uint8_t)(touch_value(i) >> (8 * j)); /* little endian */
+  return 0;
+}
+
+typedef struct result {
+  rdsm_stats stats;
+  double write_seconds; /* node 1's write loop: faults and twins */
+} result;
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "micro_diff";
+  long long pages = 1024;
+  int large = -1, use_release = 0;
+  const char *json = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *opt = argv[i];
+    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
+    if (!strcmp(opt, "--release")) {
+      use_release = 1;
+      continue;
+    }
+    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
+    const char *val = argv[++i];
+    if (!strcmp(opt, "--size")) {
+      if (!strcmp(val, "small")) large = 0;
+      else if (!strcmp(val, "large")) large = 1;
+      else app_usage_exit(prog, kUsage, "--size: '%s' is neither small nor large", val);
+    } else if (!strcmp(opt, "--pages")) {
+      if (app_parse_i64(val, 1, 1 << 20, &pages)) app_usage_exit(prog, kUsage, "--pages: bad count '%s'", val);
+    } else if (!strcmp(opt, "--json")) {
+      json = val;
+    } else {
+      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+    }
+  }
+  if (large < 0) app_usage_exit(prog, kUsage, "--size is required");
+  const int me = rdsm_rank(), nodes = rdsm_nodes();
+  if (nodes < 2) app_usage_exit(prog, kUsage, "needs at least 2 nodes: a writer and a home (rdsm run -n 2 ...)");
+  const size_t psz = rdsm_page_size();
+
+  app_verdict verdict = app_verdict_create();
+  result *results = (result *)rdsm_malloc_all(sizeof(result) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+
+  if (me == 0) {
+    uint8_t *p = (uint8_t *)rdsm_malloc_placed((size_t)pages * psz, RDSM_PLACE_LOCAL);
+    for (long i = 0; i < pages; ++i) *(uint64_t *)(p + (size_t)i * psz) = touch_value(i);
+    rdsm_publish_root(0, p);
+  }
+  rdsm_barrier();
+  uint8_t *base = (uint8_t *)rdsm_root(0);
+  if (me == 1) {
+    /* Read every page so the writes below find valid copies: what is
+     * measured is twin + diff, not the fetch. */
+    volatile uint64_t sink = 0;
+    for (long i = 0; i < pages; ++i) sink += *(volatile uint64_t *)(base + (size_t)i * psz);
+    (void)sink;
+  }
+  rdsm_barrier();
+
+  rdsm_reset_stats();
+  double write_seconds = 0;
+  if (me == 1) {
+    double t0 = rdsm_wtime();
+    for (long i = 0; i < pages; ++i) {
+      uint8_t *pg = base + (size_t)i * psz;
+      if (large) {
+        for (size_t j = 0; j < psz; ++j) pg[j] = large_byte(i, j);
+      } else {
+        size_t off = small_offset(i, psz);
+        pg[off] = large_byte(i, off);
+      }
+    }
+    write_seconds = rdsm_wtime() - t0;
+    if (use_release) rdsm_release();
+  }
+  rdsm_barrier();
+  rdsm_get_stats(&results[me].stats);
+  results[me].write_seconds = write_seconds;
+  rdsm_barrier();
+
+  int pass = 0;
+  if (me == 0) {
+    /* Node 0 is the home: after the barrier its own pages must hold node 1's
+     * writes and nothing else changed. */
+    uint64_t bad = 0;
+    long first_page = -1;
+    size_t first_byte = 0;
+    uint8_t first_got = 0, first_want = 0;
+    for (long i = 0; i < pages; ++i) {
+      const uint8_t *pg = base + (size_t)i * psz;
+      for (size_t j = 0; j < psz; ++j) {
+        uint8_t want = expected_byte(i, j, psz, large);
+        if (pg[j] != want && bad++ == 0) {
+          first_page = i;
+          first_byte = j;
+          first_got = pg[j];
+          first_want = want;
+        }
+      }
+    }
+    pass = bad == 0;
+    const rdsm_stats *w = &results[1].stats, *home = &results[0].stats;
+    double n = (double)pages;
+    if (pass)
+      printf("PASS micro_diff: size %s, %lld pages, protocol %s: diff at writer %.3f us/page (%.6f s), "
+             "apply at home %.3f us/page (%.6f s), diffs %llu, diff_bytes %llu (%.1f per page)\n",
+             large ? "large" : "small", pages, rdsm_protocol_name(), w->barrier_protocol * 1e6 / n,
+             w->barrier_protocol, home->handler * 1e6 / n, home->handler, (unsigned long long)w->diffs,
+             (unsigned long long)w->diff_bytes, (double)w->diff_bytes / n);
+    else
+      printf("FAIL micro_diff: size %s, %lld pages: node 0 sees %llu wrong bytes; first page %ld byte %zu: "
+             "expected 0x%02x got 0x%02x\n",
+             large ? "large" : "small", pages, (unsigned long long)bad, first_page, first_byte, first_want,
+             first_got);
+    printf("  writer write loop %.3f us/page (faults and twins)\n", results[1].write_seconds * 1e6 / n);
+    app_print_breakdown(stdout, "  node 1 (writer)", w);
+    app_print_breakdown(stdout, "  node 0 (home)", home);
+    fflush(stdout);
+    if (json) {
+      FILE *f = app_json_open(prog, json);
+      if (f) {
+        fprintf(f,
+                "{\"program\": \"micro_diff\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
+                "\"pages\": %lld, \"page_size\": %zu, \"release\": %s, "
+                "\"writer_diff_seconds\": %.9f, \"writer_diff_us_per_page\": %.6f, "
+                "\"home_apply_seconds\": %.9f, \"home_apply_us_per_page\": %.6f, "
+                "\"diffs\": %llu, \"diff_bytes\": %llu, \"write_loop_seconds\": %.9f, \"writer_stats\": ",
+                pass ? "true" : "false", nodes, rdsm_protocol_name(), large ? "large" : "small", pages, psz,
+                use_release ? "true" : "false", w->barrier_protocol, w->barrier_protocol * 1e6 / n, home->handler,
+                home->handler * 1e6 / n, (unsigned long long)w->diffs, (unsigned long long)w->diff_bytes,
+                results[1].write_seconds);
+        app_json_stats(f, w);
+        fprintf(f, ", \"home_stats\": ");
+        app_json_stats(f, home);
+        fprintf(f, "}\n");
+        fclose(f);
+      }
+    }
+  }
+  int status = app_verdict_publish(verdict, pass);
+  rdsm_finalize();
+  return status;
+}

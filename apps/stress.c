@@ -1,0 +1,542 @@
+/* Randomised, data-race-free stress test of the shared memory, checked
+ * against a sequential oracle.
+ *
+ * Every node derives the same schedule from --seed with stateless hashes, so
+ * no schedule is ever exchanged: each node knows what every other node
+ * writes, and keeps a private copy of what the shared memory must contain.
+ * Each round is one of:
+ *  (a) barrier-phased writes: nodes write disjoint bytes of the same pages
+ *      (often adjacent bytes of one 8-byte word), barrier, everyone checks
+ *      the whole array;
+ *  (b) lock-protected counters: counters on shared and separate pages, each
+ *      with its own lock, incremented at random by every node; barrier,
+ *      everyone checks every counter;
+ *  (c) producer/consumer chains: a block handed from node to node through
+ *      mailboxes guarded by locks; each consumer checks the block and a log
+ *      written by every earlier hop of its chain (visibility must be
+ *      transitive along the chain of locks).
+ * Every round ends with a barrier so that the next round's writes cannot
+ * race with this round's checks.
+ *
+ * --seeds FIRST:COUNT runs many seeds in one job.  The shared structures are
+ * allocated once and zeroed again between seeds, so each seed starts as it
+ * would alone (same layout, zeroed data, fresh oracle) and the shared memory
+ * in use does not grow with COUNT.  The first failing seed is reported in
+ * the --seed form, so it can be rerun on its own.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/app_util.h"
+#include "rdsm.h"
+
+static const char *kUsage = "(--seed S | --seeds FIRST:COUNT) [--rounds R] [--json FILE]\n"
+                            "  randomised data-race-free stress test (R rounds, default 20), checked against\n"
+                            "  a sequential oracle; the same seed gives the same schedule.  --seeds runs\n"
+                            "  seeds FIRST, FIRST+1, ... (COUNT of them) one after another in one job, each\n"
+                            "  from zeroed shared memory, and stops at the first seed that fails.";
+
+enum {
+  ARRAY_PAGES = 16,   /* round (a): up to this many pages are written */
+  NCOUNTERS = 12,     /* round (b) */
+  COUNTER_PAGES = 4,  /* counter k lives on page k % COUNTER_PAGES */
+  MAX_OPS = 48,       /* round (b): increments per node per round, at most */
+  MAX_CHAINS = 3,     /* round (c) */
+  MAX_HOPS = 8,
+  MAX_BLOCK = 3000,   /* bytes handed over per hop, at most */
+  MAX_REPORTS = 10    /* mismatch lines printed per node */
+};
+
+/* Hash tags keep the streams of the different decisions apart. */
+enum { TAG_TYPE = 1, TAG_A = 2, TAG_A_BYTE, TAG_B, TAG_B_OP, TAG_C, TAG_C_HOP, TAG_C_DATA, TAG_C_LOG };
+
+/* One mailbox per (chain, hop); its block starts at data_off inside the slot
+ * and often crosses into the slot's second page. */
+typedef struct mailbox {
+  uint32_t full, seq, len, data_off;
+} mailbox;
+
+/* What each node reports to node 0. */
+typedef struct node_report {
+  uint64_t errors;
+  int64_t round, index, expected, got;
+  char what[48];
+} node_report;
+
+typedef struct shared_state {
+  uint8_t *array;            /* ARRAY_PAGES pages */
+  uint8_t *counter_pages;    /* COUNTER_PAGES pages */
+  uint8_t *mailboxes;        /* MAX_CHAINS * MAX_HOPS slots of two pages */
+  uint64_t *chain_log;       /* MAX_CHAINS * (MAX_HOPS + 1) */
+  node_report *reports;      /* one per node */
+} shared_state;
+
+typedef struct ctx {
+  uint64_t seed;
+  int me, nodes;
+  size_t psz;
+  int lock_count;
+  shared_state sh;
+  uint8_t *oracle;                      /* private copy of the array */
+  uint64_t counter_expected[NCOUNTERS]; /* private copy of the counters */
+  uint64_t errors;
+  int64_t round;
+} ctx;
+
+/* Reports a wrong value.  For mailbox and chain log checks, index is
+ * chain * 64 + hop. */
+static void mismatch(ctx *c, const char *what, int64_t index, int64_t expected, int64_t got) {
+  if (c->errors < MAX_REPORTS)
+    fprintf(stderr, "stress mismatch: seed %llu round %lld node %d: %s index %lld expected %lld got %lld\n",
+            (unsigned long long)c->seed, (long long)c->round, c->me, what, (long long)index, (long long)expected,
+            (long long)got);
+  if (c->errors == 0) {
+    node_report *r = &c->sh.reports[c->me];
+    r->round = c->round;
+    r->index = index;
+    r->expected = expected;
+    r->got = got;
+    snprintf(r->what, sizeof r->what, "%s", what);
+  }
+  c->errors++;
+}
+
+static uint64_t h(const ctx *c, uint64_t tag, uint64_t a, uint64_t b) {
+  return app_hash4(c->seed, tag, a, b);
+}
+
+/* ---- (a) barrier-phased writes ------------------------------------------ */
+
+static void round_bytes(ctx *c) {
+  uint64_t r = (uint64_t)c->round;
+  uint64_t s = h(c, TAG_A, r, 0);
+  size_t pages = 8 + (size_t)(s % 9); /* 8 .. 16 */
+  size_t bytes = pages * c->psz;
+  /* Density in per mille: sparse, medium or dense. */
+  unsigned density;
+  switch ((s >> 8) % 3) {
+    case 0: density = 1 + (unsigned)((s >> 16) % 30); break;
+    case 1: density = 100 + (unsigned)((s >> 16) % 500); break;
+    default: density = 900 + (unsigned)((s >> 16) % 101); break;
+  }
+  /* Who writes a chosen byte: anyone at random, or neighbours interleaved
+   * byte by byte (every word then has several writers when nodes > 1), or in
+   * short stripes. */
+  unsigned writer_mode = (unsigned)((s >> 32) % 3);
+  unsigned stripe = 1 + (unsigned)((s >> 40) % 3);
+
+  for (size_t i = 0; i < bytes; ++i) {
+    uint64_t x = h(c, TAG_A_BYTE, r, i);
+    if (x % 1000 >= density) continue;
+    int writer;
+    if (writer_mode == 0) writer = (int)((x >> 16) % (uint64_t)c->nodes);
+    else if (writer_mode == 1) writer = (int)(i % (size_t)c->nodes);
+    else writer = (int)((i / stripe) % (size_t)c->nodes);
+    uint8_t v = (uint8_t)(x >> 40);
+    c->oracle[i] = v;
+    if (writer == c->me) c->sh.array[i] = v;
+  }
+  rdsm_barrier();
+  size_t all = (size_t)ARRAY_PAGES * c->psz;
+  for (size_t i = 0; i < all; ++i)
+    if (c->sh.array[i] != c->oracle[i]) mismatch(c, "array byte", (int64_t)i, c->oracle[i], c->sh.array[i]);
+}
+
+/* ---- (b) lock-protected counters ---------------------------------------- */
+
+static volatile uint64_t *counter(ctx *c, int k) {
+  /* Pages k % 4; on each page the counters sit next to each other, so one
+   * page (even one cache line) is written under several different locks. */
+  return (volatile uint64_t *)(c->sh.counter_pages + (size_t)(k % COUNTER_PAGES) * c->psz +
+                               (size_t)(k / COUNTER_PAGES) * sizeof(uint64_t));
+}
+
+static int counter_lock(const ctx *c, int k) { return k % c->lock_count; }
+
+static void round_counters(ctx *c) {
+  uint64_t r = (uint64_t)c->round;
+  for (int q = 0; q < c->nodes; ++q) {
+    int ops = (int)(h(c, TAG_B, r, (uint64_t)q) % (MAX_OPS + 1));
+    for (int op = 0; op < ops; ++op) {
+      uint64_t x = h(c, TAG_B_OP, r, (uint64_t)q * 1000003u + (uint64_t)op);
+      int k = (int)(x % NCOUNTERS);
+      uint64_t delta = 1 + (x >> 16) % 7;
+      c->counter_expected[k] += delta;
+      if (q != c->me) continue;
+      rdsm_lock(counter_lock(c, k));
+      *counter(c, k) += delta;
+      rdsm_unlock(counter_lock(c, k));
+    }
+  }
+  rdsm_barrier();
+  for (int k = 0; k < NCOUNTERS; ++k) {
+    uint64_t got = *counter(c, k);
+    if (got != c->counter_expected[k]) mismatch(c, "counter", k, (int64_t)c->counter_expected[k], (int64_t)got);
+  }
+}
+
+/* ---- (c) producer/consumer chains --------------------------------------- */
+
+typedef struct chain_plan {
+  int nchains;
+  int hops[MAX_CHAINS];
+  int node[MAX_CHAINS][MAX_HOPS + 1]; /* position h of chain k runs on node[k][h] */
+} chain_plan;
+
+static chain_plan plan_chains(const ctx *c) {
+  chain_plan p;
+  uint64_t r = (uint64_t)c->round;
+  uint64_t s = h(c, TAG_C, r, 0);
+  p.nchains = 1 + (int)(s % MAX_CHAINS);
+  for (int k = 0; k < p.nchains; ++k) {
+    uint64_t x = h(c, TAG_C, r, 1 + (uint64_t)k);
+    p.hops[k] = 1 + (int)(x % MAX_HOPS);
+    int prev = (int)((x >> 8) % (uint64_t)c->nodes);
+    p.node[k][0] = prev;
+    for (int pos = 1; pos <= p.hops[k]; ++pos) {
+      /* Mostly hand over to another node; sometimes to oneself. */
+      uint64_t y = h(c, TAG_C_HOP, r, (uint64_t)k * 64 + (uint64_t)pos);
+      int next = (int)(y % (uint64_t)c->nodes);
+      if (next == prev && c->nodes > 1 && (y >> 32) % 4 != 0) next = (next + 1) % c->nodes;
+      p.node[k][pos] = prev = next;
+    }
+  }
+  return p;
+}
+
+static mailbox *mailbox_at(const ctx *c, int k, int hop) {
+  return (mailbox *)(c->sh.mailboxes + (size_t)(k * MAX_HOPS + hop) * 2 * c->psz);
+}
+
+static int mailbox_lock(const ctx *c, int k, int hop) { return (NCOUNTERS + k * MAX_HOPS + hop) % c->lock_count; }
+
+static uint32_t block_len(const ctx *c, int k, int hop) {
+  return 1 + (uint32_t)(h(c, TAG_C_DATA, (uint64_t)c->round, (uint64_t)k * 64 + (uint64_t)hop) % MAX_BLOCK);
+}
+
+static uint32_t block_off(const ctx *c, int k, int hop, uint32_t len) {
+  uint64_t x = h(c, TAG_C_DATA, (uint64_t)c->round, (uint64_t)k * 64 + (uint64_t)hop) >> 20;
+  uint32_t lo = (uint32_t)sizeof(mailbox), hi = (uint32_t)(2 * c->psz) - len;
+  return lo + (uint32_t)(x % (hi - lo + 1));
+}
+
+static uint8_t block_byte(const ctx *c, int k, int hop, uint32_t j) {
+  uint64_t x = h(c, TAG_C_DATA, (uint64_t)c->round * 4096 + j / 8, (uint64_t)k * 64 + (uint64_t)hop + 1);
+  return (uint8_t)(x >> (8 * (j % 8)));
+}
+
+static uint64_t log_value(const ctx *c, int k, int hop) {
+  return h(c, TAG_C_LOG, (uint64_t)c->round, (uint64_t)k * 64 + (uint64_t)hop) | 1; /* never 0 */
+}
+
+static uint32_t hop_seq(const ctx *c, int hop) { return (uint32_t)(c->round * 256 + hop + 1); }
+
+static volatile uint64_t *log_at(const ctx *c, int k, int hop) { return &c->sh.chain_log[k * (MAX_HOPS + 1) + hop]; }
+
+/* Position `pos` of chain k on this node: take the block of hop pos-1, then
+ * hand on the block of hop pos.  Returns 0 if it gave up waiting. */
+static int chain_position(ctx *c, const chain_plan *p, int k, int pos) {
+  if (pos > 0) {
+    int hop = pos - 1, L = mailbox_lock(c, k, hop);
+    mailbox *mb = mailbox_at(c, k, hop);
+    double t0 = rdsm_wtime();
+    for (;;) {
+      rdsm_lock(L);
+      if (mb->full) break; /* still holding L */
+      rdsm_unlock(L);
+      if (rdsm_wtime() - t0 > 30.0) {
+        mismatch(c, "chain wait timeout", k * 64 + hop, 1, 0);
+        return 0;
+      }
+      sched_yield(); /* let the producer run when nodes share a core */
+    }
+    uint32_t len = block_len(c, k, hop);
+    if (mb->seq != hop_seq(c, hop)) mismatch(c, "mailbox seq", k * 64 + hop, hop_seq(c, hop), mb->seq);
+    if (mb->len != len) mismatch(c, "mailbox len", k * 64 + hop, len, mb->len);
+    if (mb->data_off != block_off(c, k, hop, len))
+      mismatch(c, "mailbox offset", k * 64 + hop, block_off(c, k, hop, len), mb->data_off);
+    const uint8_t *data = (const uint8_t *)mb + block_off(c, k, hop, len);
+    char what[48];
+    snprintf(what, sizeof what, "chain %d hop %d byte", k, hop);
+    for (uint32_t j = 0; j < len; ++j)
+      if (data[j] != block_byte(c, k, hop, j)) mismatch(c, what, (int64_t)j, block_byte(c, k, hop, j), data[j]);
+    /* Every earlier hop's log entry was written before a release that
+     * happens-before this acquire, through the chain of locks. */
+    for (int e = 0; e <= hop; ++e)
+      if (*log_at(c, k, e) != log_value(c, k, e))
+        mismatch(c, "chain log", k * 64 + e, (int64_t)log_value(c, k, e), (int64_t)*log_at(c, k, e));
+    mb->full = 0;
+    rdsm_unlock(L);
+  }
+  if (pos < p->hops[k]) {
+    int hop = pos, L = mailbox_lock(c, k, hop);
+    mailbox *mb = mailbox_at(c, k, hop);
+    /* Outside the critical section on purpose: ordered by the lock below. */
+    *log_at(c, k, hop) = log_value(c, k, hop);
+    uint32_t len = block_len(c, k, hop), off = block_off(c, k, hop, len);
+    rdsm_lock(L);
+    if (mb->full) mismatch(c, "mailbox already full", k * 64 + hop, 0, mb->full);
+    uint8_t *data = (uint8_t *)mb + off;
+    for (uint32_t j = 0; j < len; ++j) data[j] = block_byte(c, k, hop, j);
+    mb->seq = hop_seq(c, hop);
+    mb->len = len;
+    mb->data_off = off;
+    mb->full = 1;
+    rdsm_unlock(L);
+  }
+  return 1;
+}
+
+static void round_chains(ctx *c) {
+  chain_plan p = plan_chains(c);
+  /* Positions are taken in (hop, chain) order on every node.  Position
+   * (h, k) waits only for (h - 1, k), which comes earlier in that order on
+   * whichever node has it, so no node can wait on a node that waits on it. */
+  int gave_up = 0;
+  for (int pos = 0; pos <= MAX_HOPS && !gave_up; ++pos)
+    for (int k = 0; k < p.nchains && !gave_up; ++k)
+      if (pos <= p.hops[k] && p.node[k][pos] == c->me) gave_up = !chain_position(c, &p, k, pos);
+  rdsm_barrier();
+  /* After the barrier every hand-over is complete everywhere. */
+  for (int k = 0; k < p.nchains; ++k)
+    for (int hop = 0; hop < p.hops[k]; ++hop) {
+      if (mailbox_at(c, k, hop)->full) mismatch(c, "mailbox left full", k * 64 + hop, 0, 1);
+      if (*log_at(c, k, hop) != log_value(c, k, hop))
+        mismatch(c, "chain log after barrier", k * 64 + hop, (int64_t)log_value(c, k, hop), (int64_t)*log_at(c, k, hop));
+    }
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+/* Rounds come in groups of three holding each kind once, in an order drawn
+ * from the seed, so every kind runs even in short runs. */
+static int round_kind(const ctx *c, int64_t round) {
+  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  uint64_t x = h(c, TAG_TYPE, (uint64_t)(round / 3), 0);
+  return perms[x % 6][round % 3];
+}
+
+/* Collective: every node allocates the same shared structures.  Homes are
+ * spread over the nodes, so every node is home to some of the data the
+ * others write. */
+static void alloc_shared(ctx *c) {
+  c->sh.array = (uint8_t *)rdsm_malloc_all((size_t)ARRAY_PAGES * c->psz, RDSM_PLACE_CYCLIC);
+  c->sh.counter_pages = (uint8_t *)rdsm_malloc_all((size_t)COUNTER_PAGES * c->psz, RDSM_PLACE_CYCLIC);
+  c->sh.mailboxes = (uint8_t *)rdsm_malloc_all((size_t)MAX_CHAINS * MAX_HOPS * 2 * c->psz, RDSM_PLACE_CYCLIC);
+  c->sh.chain_log = (uint64_t *)rdsm_malloc_all(sizeof(uint64_t) * MAX_CHAINS * (MAX_HOPS + 1), RDSM_PLACE_DEFAULT);
+  c->sh.reports = (node_report *)rdsm_malloc_all(sizeof(node_report) * (size_t)c->nodes, RDSM_PLACE_DEFAULT);
+}
+
+/* Node `me` zeroes pages me, me + nodes, ... of a page-aligned range. */
+static void zero_my_pages(const ctx *c, uint8_t *base, size_t pages) {
+  for (size_t p = (size_t)c->me; p < pages; p += (size_t)c->nodes) memset(base + p * c->psz, 0, c->psz);
+}
+
+/* Collective: brings the shared structures back to the zeroed state of a
+ * fresh allocation, so one allocation serves any number of seeds and the
+ * shared memory in use stays the same.  Each byte is zeroed by exactly one
+ * node, between two barriers: the first orders the zeroing after every
+ * node's last look at the previous seed's data (its reports included), the
+ * second orders it before the next seed's first access. */
+static void rezero_shared(ctx *c) {
+  rdsm_barrier();
+  zero_my_pages(c, c->sh.array, ARRAY_PAGES);
+  zero_my_pages(c, c->sh.counter_pages, COUNTER_PAGES);
+  zero_my_pages(c, c->sh.mailboxes, (size_t)MAX_CHAINS * MAX_HOPS * 2);
+  if (c->me == 0) memset(c->sh.chain_log, 0, sizeof(uint64_t) * MAX_CHAINS * (MAX_HOPS + 1));
+  memset(&c->sh.reports[c->me], 0, sizeof(node_report));
+  rdsm_barrier();
+}
+
+/* This node's private state for a new seed: the oracle of fresh, zeroed
+ * shared memory. */
+static void reset_private(ctx *c, uint64_t seed) {
+  c->seed = seed;
+  c->errors = 0;
+  c->round = 0;
+  memset(c->oracle, 0, (size_t)ARRAY_PAGES * c->psz);
+  memset(c->counter_expected, 0, sizeof c->counter_expected);
+}
+
+/* Runs every round of the current seed; counts the rounds of each kind. */
+static void run_rounds(ctx *c, long long rounds, int kinds[3]) {
+  for (c->round = 0; c->round < rounds; ++c->round) {
+    int kind = round_kind(c, c->round);
+    kinds[kind]++;
+    if (kind == 0) round_bytes(c);
+    else if (kind == 1) round_counters(c);
+    else round_chains(c);
+    rdsm_barrier(); /* this round's checks end before the next round's writes */
+  }
+}
+
+/* All nodes' mismatches for the current seed.  Every node has stored its
+ * count in its report, followed by a barrier. */
+static uint64_t total_errors(const ctx *c) {
+  uint64_t total = 0;
+  for (int q = 0; q < c->nodes; ++q) total += c->sh.reports[q].errors;
+  return total;
+}
+
+/* Node 0: the FAIL line of the current seed, from every node's report. */
+static void print_fail(const ctx *c) {
+  uint64_t total = 0;
+  int first = -1;
+  for (int q = 0; q < c->nodes; ++q) {
+    total += c->sh.reports[q].errors;
+    /* the earliest round first: later mismatches may only be echoes */
+    if (c->sh.reports[q].errors && (first < 0 || c->sh.reports[q].round < c->sh.reports[first].round)) first = q;
+  }
+  if (first >= 0) {
+    const node_report *r = &c->sh.reports[first];
+    printf("FAIL stress: seed %llu: %llu mismatches; first on node %d round %lld: %s index %lld expected %lld "
+           "got %lld\n",
+           (unsigned long long)c->seed, (unsigned long long)total, first, (long long)r->round, r->what,
+           (long long)r->index, (long long)r->expected, (long long)r->got);
+  } else {
+    printf("FAIL stress: seed %llu: a node reported failure\n", (unsigned long long)c->seed);
+  }
+}
+
+/* Parses FIRST:COUNT, COUNT >= 1, with FIRST + COUNT - 1 representable. */
+static int parse_seed_range(const char *s, uint64_t *first, uint64_t *count) {
+  const char *colon = strchr(s, ':');
+  if (!colon || (size_t)(colon - s) >= 32) return -1;
+  char head[32];
+  memcpy(head, s, (size_t)(colon - s));
+  head[colon - s] = '\0';
+  long long n;
+  if (app_parse_u64(head, first) || app_parse_i64(colon + 1, 1, 1000000000, &n)) return -1;
+  *count = (uint64_t)n;
+  if (*first > UINT64_MAX - (*count - 1)) return -1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "stress";
+  uint64_t seed = 0, first_seed = 0, seed_count = 0;
+  int have_seed = 0, have_seeds = 0;
+  long long rounds = 20;
+  const char *json = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *opt = argv[i];
+    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
+    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
+    const char *val = argv[++i];
+    if (!strcmp(opt, "--seed")) {
+      if (app_parse_u64(val, &seed)) app_usage_exit(prog, kUsage, "--seed: '%s' is not an unsigned integer", val);
+      have_seed = 1;
+    } else if (!strcmp(opt, "--seeds")) {
+      if (parse_seed_range(val, &first_seed, &seed_count))
+        app_usage_exit(prog, kUsage, "--seeds: '%s' is not FIRST:COUNT (unsigned FIRST, COUNT >= 1)", val);
+      have_seeds = 1;
+    } else if (!strcmp(opt, "--rounds")) {
+      if (app_parse_i64(val, 0, 1000000, &rounds)) app_usage_exit(prog, kUsage, "--rounds: bad count '%s'", val);
+    } else if (!strcmp(opt, "--json")) {
+      json = val;
+    } else {
+      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+    }
+  }
+  if (have_seed && have_seeds) app_usage_exit(prog, kUsage, "--seed and --seeds are mutually exclusive");
+  if (!have_seed && !have_seeds) app_usage_exit(prog, kUsage, "--seed or --seeds is required");
+  if (have_seed) {
+    first_seed = seed;
+    seed_count = 1;
+  }
+
+  ctx c;
+  memset(&c, 0, sizeof c);
+  c.me = rdsm_rank();
+  c.nodes = rdsm_nodes();
+  c.psz = rdsm_page_size();
+  c.lock_count = rdsm_lock_count();
+  if (c.lock_count < 1) {
+    if (c.me == 0) printf("FAIL stress: rdsm_lock_count() is %d\n", c.lock_count);
+    rdsm_finalize();
+    return 1;
+  }
+
+  app_verdict verdict = app_verdict_create();
+  alloc_shared(&c);
+  c.oracle = (uint8_t *)calloc((size_t)ARRAY_PAGES, c.psz); /* shared memory starts zeroed too */
+  if (!c.oracle) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    exit(1);
+  }
+
+  /* Seed after seed on the same shared structures, re-zeroed in between;
+   * the first failing seed ends the run, on every node alike: all of them
+   * read the same reports after the same barrier. */
+  int kinds[3] = {0, 0, 0};
+  uint64_t done = 0, total = 0;
+  rdsm_barrier();
+  double t0 = rdsm_wtime();
+  for (;;) {
+    reset_private(&c, first_seed + done);
+    run_rounds(&c, rounds, kinds);
+    c.sh.reports[c.me].errors = c.errors;
+    ++done;
+    if (!have_seeds) break; /* one seed: the verdict below is all the exchange needed */
+    rdsm_barrier();
+    total = total_errors(&c);
+    if (total != 0 || done == seed_count) break;
+    rezero_shared(&c);
+  }
+  double elapsed = rdsm_wtime() - t0;
+
+  int all_ok = app_verdict_gather(verdict, c.errors == 0);
+  int pass = 0;
+  if (c.me == 0) {
+    pass = all_ok;
+    if (!have_seeds) total = total_errors(&c);
+    if (!pass) {
+      print_fail(&c);
+      fflush(stdout);
+      if (have_seeds && done > 1)
+        fprintf(stderr, "stress: seeds %llu..%llu passed before it; rerun it alone with --seed %llu\n",
+                (unsigned long long)first_seed, (unsigned long long)(c.seed - 1), (unsigned long long)c.seed);
+    } else if (have_seeds) {
+      printf("PASS stress: seeds %llu..%llu (%llu seeds, %lld rounds each), %d nodes, %.3f s\n",
+             (unsigned long long)first_seed, (unsigned long long)(first_seed + seed_count - 1),
+             (unsigned long long)seed_count, rounds, c.nodes, elapsed);
+    } else {
+      printf("PASS stress: seed %llu, %lld rounds (writes %d, counters %d, chains %d), %d nodes, %.3f s\n",
+             (unsigned long long)seed, rounds, kinds[0], kinds[1], kinds[2], c.nodes, elapsed);
+    }
+    fflush(stdout);
+    if (json) {
+      FILE *f = app_json_open(prog, json);
+      if (f) {
+        if (have_seeds) {
+          /* round counts and mismatches are summed over the seeds run */
+          fprintf(f,
+                  "{\"program\": \"stress\", \"pass\": %s, \"seeds_first\": %llu, \"seeds_count\": %llu, "
+                  "\"seeds_run\": %llu, \"failed_seed\": ",
+                  pass ? "true" : "false", (unsigned long long)first_seed, (unsigned long long)seed_count,
+                  (unsigned long long)done);
+          if (pass) fprintf(f, "null");
+          else fprintf(f, "%llu", (unsigned long long)c.seed);
+        } else {
+          fprintf(f, "{\"program\": \"stress\", \"pass\": %s, \"seed\": %llu", pass ? "true" : "false",
+                  (unsigned long long)seed);
+        }
+        fprintf(f,
+                ", \"rounds\": %lld, \"nodes\": %d, \"protocol\": \"%s\", \"rounds_writes\": %d, "
+                "\"rounds_counters\": %d, \"rounds_chains\": %d, \"mismatches\": %llu, \"seconds\": %.9f}\n",
+                rounds, c.nodes, rdsm_protocol_name(), kinds[0], kinds[1], kinds[2], (unsigned long long)total,
+                elapsed);
+        fclose(f);
+      }
+    }
+  }
+  int status = app_verdict_publish(verdict, pass);
+  free(c.oracle);
+  rdsm_finalize();
+  return status;
+}

@@ -1,0 +1,104 @@
+/* rdsm — software distributed shared memory.
+ *
+ * A program is started as N processes ("nodes") by `rdsm run -n N prog args`.
+ * Every node calls rdsm_init() first and rdsm_finalize() last.  Memory from
+ * rdsm_malloc*() is one shared range at the same address in every node, kept
+ * coherent page by page under release consistency: data-race-free programs
+ * (those that order conflicting accesses with rdsm locks, barriers or
+ * acquire/release) see sequentially consistent results.
+ *
+ * Every call checks its use; misuse (a call before rdsm_init, a bad lock id,
+ * a size of 0 ...) ends the job with a message naming the call.
+ */
+#ifndef RDSM_H
+#define RDSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- life cycle ------------------------------------------------------- */
+
+/* Joins the job.  argc/argv may be NULL; rdsm takes no arguments from them
+ * today, so they are left unchanged.  Started without the launcher, the
+ * program runs as a job of one node. */
+void rdsm_init(int *argc, char ***argv);
+/* Ends with a barrier: all writes of every node are complete and visible
+ * at their homes; statistics are written for the launcher. */
+void rdsm_finalize(void);
+int rdsm_initialized(void);
+
+int rdsm_rank(void);   /* 0 .. rdsm_nodes()-1 */
+int rdsm_nodes(void);
+
+/* ---- shared memory ---------------------------------------------------- */
+
+/* Where the home copy of each page of an allocation lives. */
+typedef enum rdsm_placement {
+  RDSM_PLACE_DEFAULT = 0,     /* the job's default (--placement, first touch unless set) */
+  RDSM_PLACE_FIRST_TOUCH = 1, /* the first node to touch a page becomes its home */
+  RDSM_PLACE_BLOCK = 2,       /* pages split into nodes() contiguous blocks */
+  RDSM_PLACE_CYCLIC = 3,      /* page i homed at node i mod nodes() */
+  RDSM_PLACE_LOCAL = 4        /* every page homed at the calling node */
+} rdsm_placement;
+
+/* Any node, any time: returns memory every node can address (zeroed).
+ * Allocations of a page or more are page aligned; smaller ones are 16-byte
+ * aligned.  Other nodes learn the pointer through shared memory, published
+ * roots or a message of the program's own, after synchronising. */
+void *rdsm_malloc(size_t size);
+void *rdsm_malloc_placed(size_t size, rdsm_placement placement);
+/* Collective: every node calls it with the same arguments and gets the
+ * same pointer. */
+void *rdsm_malloc_all(size_t size, rdsm_placement placement);
+/* Returns 1 if p points into the shared region. */
+int rdsm_is_shared(const void *p);
+
+/* Root pointers: slot 0 .. RDSM_ROOT_SLOTS-1.  A published pointer is seen
+ * by rdsm_root() on any node after a synchronisation that orders the two
+ * (a barrier, or a lock released after publishing and acquired before
+ * reading). */
+#define RDSM_ROOT_SLOTS 64
+void rdsm_publish_root(int slot, void *p);
+void *rdsm_root(int slot);
+
+/* ---- synchronisation -------------------------------------------------- */
+
+/* Locks are numbered 0 .. rdsm_lock_count()-1; they need no creation. */
+int rdsm_lock_count(void);
+void rdsm_lock(int lock_id);
+void rdsm_unlock(int lock_id);
+
+void rdsm_barrier(void);
+
+/* Explicit consistency points outside locks and barriers.
+ * rdsm_release(): this node's writes so far reach their homes, and become
+ *   visible to every later rdsm_acquire() (or lock, barrier) of any node.
+ * rdsm_acquire(): sees every write made visible by a release that completed
+ *   before this call started. */
+void rdsm_release(void);
+void rdsm_acquire(void);
+
+/* ---- information ------------------------------------------------------ */
+
+const char *rdsm_protocol_name(void);
+size_t rdsm_page_size(void);
+double rdsm_wtime(void); /* seconds, monotonic, microsecond resolution or better */
+
+/* Per-node statistics (this node).  Times in seconds. */
+typedef struct rdsm_stats {
+  double total, compute, data_wait, lock_wait, barrier_wait, barrier_protocol, handler;
+  uint64_t read_faults, write_faults, pages_fetched, twins, diffs, diff_bytes;
+  uint64_t messages_sent, message_bytes, one_sided_ops, invalidations, lock_acquires, barriers;
+} rdsm_stats;
+void rdsm_get_stats(rdsm_stats *out);
+/* Zeroes this node's counters and restarts its clocks (for timing phases). */
+void rdsm_reset_stats(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RDSM_H */

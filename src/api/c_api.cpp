@@ -1,0 +1,75 @@
+// The C API: argument checks that name the call, then the runtime.
+#include <cstring>
+
+#include "api/runtime.hpp"
+#include "common/clock.hpp"
+#include "common/error.hpp"
+#include "stats/stats.hpp"
+
+using namespace rdsm;
+
+namespace {
+void check_lock(const char *call, Runtime &rt, int id) {
+  int n = rt.protocol->lock_count();
+  if (id < 0 || id >= n)
+    api_error(call, "lock id %d is out of range 0..%d (the job has %d locks; set more with --locks)", id, n - 1,
+              n);
+}
+}  // namespace
+
+extern "C" {
+
+void rdsm_init(int *argc, char ***argv) { runtime_start(argc, argv); }
+void rdsm_finalize(void) { runtime_finish(); }
+int rdsm_initialized(void) { return runtime_if_initialized() != nullptr; }
+
+int rdsm_rank(void) { return runtime_for("rdsm_rank").fabric->rank(); }
+int rdsm_nodes(void) { return runtime_for("rdsm_nodes").fabric->nodes(); }
+
+void *rdsm_malloc(size_t size) {
+  return runtime_for("rdsm_malloc").allocator->allocate(size, RDSM_PLACE_DEFAULT, "rdsm_malloc");
+}
+void *rdsm_malloc_placed(size_t size, rdsm_placement placement) {
+  return runtime_for("rdsm_malloc_placed").allocator->allocate(size, placement, "rdsm_malloc_placed");
+}
+void *rdsm_malloc_all(size_t size, rdsm_placement placement) {
+  return runtime_for("rdsm_malloc_all").allocator->allocate_collective(size, placement);
+}
+int rdsm_is_shared(const void *p) {
+  Runtime *rt = runtime_if_initialized();
+  return rt && rt->protocol->region().contains(p);
+}
+
+void rdsm_publish_root(int slot, void *p) { runtime_for("rdsm_publish_root").allocator->publish_root(slot, p); }
+void *rdsm_root(int slot) { return runtime_for("rdsm_root").allocator->root(slot); }
+
+int rdsm_lock_count(void) { return runtime_for("rdsm_lock_count").protocol->lock_count(); }
+void rdsm_lock(int lock_id) {
+  Runtime &rt = runtime_for("rdsm_lock");
+  check_lock("rdsm_lock", rt, lock_id);
+  rt.protocol->lock(lock_id);
+}
+void rdsm_unlock(int lock_id) {
+  Runtime &rt = runtime_for("rdsm_unlock");
+  check_lock("rdsm_unlock", rt, lock_id);
+  rt.protocol->unlock(lock_id);
+}
+void rdsm_barrier(void) { runtime_for("rdsm_barrier").protocol->barrier(); }
+void rdsm_release(void) { runtime_for("rdsm_release").protocol->release(); }
+void rdsm_acquire(void) { runtime_for("rdsm_acquire").protocol->acquire(); }
+
+const char *rdsm_protocol_name(void) { return runtime_for("rdsm_protocol_name").protocol->config().name.c_str(); }
+size_t rdsm_page_size(void) { return kPageBytes; }
+double rdsm_wtime(void) { return (double)now_ns() * 1e-9; }
+
+void rdsm_get_stats(rdsm_stats *out) {
+  runtime_for("rdsm_get_stats");
+  if (!out) api_error("rdsm_get_stats", "NULL output pointer");
+  *out = stats().snapshot();
+}
+void rdsm_reset_stats(void) {
+  runtime_for("rdsm_reset_stats");
+  stats().reset();
+}
+
+}  // extern "C"

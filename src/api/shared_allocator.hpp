@@ -1,0 +1,39 @@
+// Shared memory allocation from any node at any time.
+//
+// One bump pointer for the whole job lives in node 0's meta segment and is
+// advanced with a remote fetch-and-add, so no node has to take part in
+// another's allocation.  Allocations of a page or more are page aligned and
+// get their homes from the placement policy; smaller ones are carved from a
+// per-node chunk (16-byte aligned), whose pages are homed by first touch.
+// Memory is not reused: the region is sized for the job (--region-size).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "fabric/fabric.hpp"
+#include "protocol/hlrc.hpp"
+#include "rdsm.h"
+
+namespace rdsm {
+
+class SharedAllocator {
+ public:
+  // Collective: registers the meta segment (bump pointer, root slots).
+  SharedAllocator(fabric::Fabric &f, Hlrc &protocol, rdsm_placement default_placement);
+  void *allocate(size_t bytes, rdsm_placement placement, const char *call);
+  void *allocate_collective(size_t bytes, rdsm_placement placement);
+  void publish_root(int slot, void *p);
+  void *root(int slot);
+
+ private:
+  uint64_t bump(size_t bytes, const char *call);
+
+  fabric::Fabric &f_;
+  Hlrc &protocol_;
+  rdsm_placement default_;
+  fabric::Segment meta_;
+  uint8_t *chunk_ = nullptr;  // current small-allocation chunk of this node
+  size_t chunk_left_ = 0;
+};
+
+}  // namespace rdsm

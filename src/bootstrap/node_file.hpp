@@ -1,0 +1,56 @@
+// The per-node memory file of a job on one host.
+//
+// Every node owns one memfd.  Whoever starts the job (the launcher, or a
+// program that runs alone) creates all of them before the nodes exist, so
+// every node inherits every file: no name is ever created in /dev/shm and
+// the memory goes away with the last process that holds it, however the job
+// ends.  The file is large and sparse; pages cost memory only when touched.
+//
+// Layout of node i's file:
+//   [0, kNodeBlockBytes)            NodeBlock: job state and final statistics,
+//                                   read by the launcher after the node ends
+//   [kNodeBlockBytes, ...)          the fabric's own area and registered segments
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rdsm.h"
+
+namespace rdsm {
+
+constexpr size_t kNodeBlockBytes = 64 << 10;
+constexpr uint64_t kNodeFileBytes = 1ull << 40;  // virtual size of every node file
+constexpr uint64_t kNodeBlockMagic = 0x7264736d6e6f6465ull;  // "rdsmnode"
+
+enum NodeState : uint32_t {
+  kNodeStarted = 0,      // process exists, has not joined
+  kNodeInitialized = 1,  // rdsm_init done
+  kNodeFinalized = 2,    // rdsm_finalize done, statistics below are valid
+};
+
+struct NodeBlock {
+  uint64_t magic;
+  std::atomic<uint32_t> state;
+  int32_t pid;
+  char protocol[32];
+  char handler[16];
+  rdsm_stats stats;  // valid once state == kNodeFinalized
+};
+static_assert(sizeof(NodeBlock) <= kNodeBlockBytes);
+
+// Creates `count` node files (memfd, not close-on-exec, so children and the
+// programs they exec inherit them).  Ends the process with a clear message
+// when the system refuses.
+std::vector<int> create_node_files(int count);
+// "3,4,5" <-> {3,4,5}
+std::string format_fd_list(const std::vector<int> &fds);
+std::vector<int> parse_fd_list(const std::string &text, int expected_count);
+
+// Maps the NodeBlock of a node file read-write.
+NodeBlock *map_node_block(int fd);
+void unmap_node_block(NodeBlock *b);
+
+}  // namespace rdsm

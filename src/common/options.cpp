@@ -1,0 +1,97 @@
+#include "common/options.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/error.hpp"
+
+namespace rdsm {
+
+bool parse_size(const std::string &text, size_t *out) {
+  if (text.empty()) return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = strtoull(text.c_str(), &end, 0);
+  if (errno || end == text.c_str()) return false;
+  unsigned shift = 0;
+  if (*end) {
+    switch (*end) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      case 't': case 'T': shift = 40; break;
+      default: return false;
+    }
+    ++end;
+    if (*end == 'i') ++end;
+    if (*end == 'B' || *end == 'b') ++end;
+    if (*end) return false;
+  }
+  if (shift && v > (~0ull >> shift)) return false;
+  *out = (size_t)(v << shift);
+  return true;
+}
+
+namespace {
+const char *env(const char *name) {
+  const char *v = getenv(name);
+  return (v && *v) ? v : nullptr;
+}
+
+long parse_int(const char *name, const char *v, long lo, long hi) {
+  char *end = nullptr;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || !end || *end || x < lo || x > hi)
+    fatal("%s=%s is not a whole number in %ld..%ld", name, v, lo, hi);
+  return x;
+}
+}  // namespace
+
+Options options_from_environment() {
+  Options o;
+  if (const char *v = env("RDSM_NODES")) {
+    o.launched = true;
+    o.nodes = (int)parse_int("RDSM_NODES", v, 1, kMaxNodes);
+    const char *r = env("RDSM_RANK");
+    if (!r) fatal("RDSM_NODES is set but RDSM_RANK is not; start programs with `rdsm run -n N prog`");
+    o.rank = (int)parse_int("RDSM_RANK", r, 0, o.nodes - 1);
+    const char *f = env("RDSM_NODE_FDS");
+    if (!f) fatal("RDSM_NODES is set but RDSM_NODE_FDS is not; start programs with `rdsm run -n N prog`");
+    o.node_fds = f;
+  }
+  if (const char *v = env("RDSM_PROTOCOL")) o.protocol = v;
+  if (const char *v = env("RDSM_FABRIC")) o.fabric = v;
+  if (const char *v = env("RDSM_HANDLER")) {
+    if (!strcmp(v, "interrupt")) o.handler = HandlerMode::interrupt;
+    else if (!strcmp(v, "poll")) o.handler = HandlerMode::poll;
+    else fatal("RDSM_HANDLER=%s is not a handler mode; use interrupt or poll", v);
+  }
+  if (const char *v = env("RDSM_REGION_SIZE")) {
+    if (!parse_size(v, &o.region_bytes) || o.region_bytes == 0)
+      fatal("RDSM_REGION_SIZE=%s is not a size (examples: 512M, 4G)", v);
+  }
+  if (const char *v = env("RDSM_REGION_BASE")) {
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long b = strtoull(v, &end, 0);
+    if (errno || !end || *end || b == 0 || (b & 0xfff))
+      fatal("RDSM_REGION_BASE=%s is not a page-aligned address (example: 0x200000000000)", v);
+    o.region_base = (uintptr_t)b;
+  }
+  if (const char *v = env("RDSM_PLACEMENT")) {
+    if (strcmp(v, "first-touch") && strcmp(v, "block") && strcmp(v, "cyclic"))
+      fatal("RDSM_PLACEMENT=%s is not a placement; use first-touch, block or cyclic", v);
+    o.placement = v;
+  }
+  if (const char *v = env("RDSM_LOCKS")) o.locks = (int)parse_int("RDSM_LOCKS", v, 1, 1 << 24);
+  if (const char *v = env("RDSM_SPIN")) o.spin = (int)parse_int("RDSM_SPIN", v, 0, 1 << 30);
+  if (const char *v = env("RDSM_PROTECT")) {
+    if (strcmp(v, "mprotect")) fatal("RDSM_PROTECT=%s is not a protection backend; use mprotect", v);
+    o.protect = v;
+  }
+  return o;
+}
+
+}  // namespace rdsm

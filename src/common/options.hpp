@@ -1,0 +1,40 @@
+// The job's configuration, read once from the environment that the launcher
+// (or the user) sets.  Every value is validated here, so a bad setting is
+// reported by name before any work starts.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace rdsm {
+
+enum class HandlerMode { interrupt, poll };
+
+constexpr int kMaxNodes = 1024;
+
+struct Options {
+  int rank = 0;
+  int nodes = 1;
+  bool launched = false;           // started by `rdsm run` (RDSM_NODES set)
+  std::string node_fds;            // RDSM_NODE_FDS: memfd of every node, comma separated
+  std::string protocol = "async";  // RDSM_PROTOCOL
+  std::string fabric = "shm";      // RDSM_FABRIC
+  HandlerMode handler = HandlerMode::interrupt;  // RDSM_HANDLER=interrupt|poll
+  size_t region_bytes = size_t(128) << 20;       // RDSM_REGION_SIZE (accepts K/M/G suffixes)
+  uintptr_t region_base = 0x200000000000ull;     // RDSM_REGION_BASE (hex or decimal)
+  std::string placement = "first-touch";         // RDSM_PLACEMENT: default placement policy
+  int locks = 65536;                             // RDSM_LOCKS: number of lock ids
+  int spin = 0;                                  // RDSM_SPIN: polls before sleeping in a wait (spinning
+                                                 // with PAUSE is slow on virtual machines, and
+                                                 // starves peers when nodes outnumber cores)
+  std::string protect = "mprotect";              // RDSM_PROTECT: protection backend
+};
+
+// Parses the environment; on a bad value ends the process with a message
+// naming the variable, the value and the accepted values.
+Options options_from_environment();
+
+// "256M" -> 268435456.  Returns false on a malformed value.
+bool parse_size(const std::string &text, size_t *out);
+
+}  // namespace rdsm

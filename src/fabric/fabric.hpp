@@ -1,0 +1,132 @@
+// The fabric: a verbs-like transport between the nodes of a job.
+//
+// Modelled on InfiniBand verbs as the seeds use them, and shaped so that an
+// MPI-3 RMA backend (windows, MPI_Put/Get/Compare_and_swap/Fetch_and_op,
+// MPI_Win_flush) and a verbs backend (registered MRs, RDMA read/write/atomics,
+// send/recv) implement it without change above this line:
+//   - memory is registered collectively as segments, addressed remotely by
+//     (node, segment id, byte offset);
+//   - put/get/cas/fetch_add are one-sided: no code of the target's upper
+//     layers runs for them;
+//   - messages are delivered to the handler registered for their type.
+// The fabric knows nothing about pages, homes or locks.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <sys/uio.h>
+
+#include "common/options.hpp"
+
+namespace rdsm::fabric {
+
+using NodeId = int;
+using SegmentId = uint32_t;
+using MsgType = uint16_t;
+constexpr MsgType kMaxMsgTypes = 64;
+
+// A registered segment as seen by its owner.  `fd`/`fd_offset` let the
+// memory layer map the same physical memory a second time (the application
+// view); the fabric keeps the memory registered until it is destroyed.
+struct Segment {
+  SegmentId id = 0;
+  uint8_t *base = nullptr;  // local read-write mapping ("system view")
+  size_t bytes = 0;
+  int fd = -1;
+  uint64_t fd_offset = 0;
+};
+
+// A delivered message; the bytes are valid only during the handler call.
+struct Message {
+  NodeId src;
+  MsgType type;
+  const void *data;
+  size_t len;
+};
+using Handler = std::function<void(const Message &)>;
+
+class Fabric {
+ public:
+  virtual ~Fabric() = default;
+
+  virtual NodeId rank() const = 0;
+  virtual int nodes() const = 0;
+  virtual const char *name() const = 0;
+  virtual HandlerMode handler_mode() const = 0;
+
+  // ---- memory ------------------------------------------------------------
+  // Collective: every node calls it with the same size in the same order and
+  // gets the same id.  The memory is zero-filled, page aligned, and may be
+  // reserved sparsely (pages cost memory when first touched).
+  virtual Segment register_segment(size_t bytes) = 0;
+
+  // ---- one-sided operations ----------------------------------------------
+  // put: may complete later; complete and visible at the target after
+  // flush(dst) returns.  Puts to the same target are applied in issue order
+  // with respect to a later flush, not with respect to each other.
+  virtual void put(NodeId dst, SegmentId seg, uint64_t off, const void *src, size_t n) = 0;
+  // get: blocking; the bytes are in `dst` when it returns.
+  virtual void get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) = 0;
+  // 64-bit atomics at an 8-byte aligned offset; blocking; return the value
+  // before the operation.  Atomic with respect to every other atomic of
+  // every node on the same word.
+  virtual uint64_t cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) = 0;
+  virtual uint64_t fetch_add(NodeId dst, SegmentId seg, uint64_t off, uint64_t value) = 0;
+  // Atomic 64-bit read (fetch_add of 0 where the transport has nothing better).
+  virtual uint64_t atomic_load(NodeId dst, SegmentId seg, uint64_t off) { return fetch_add(dst, seg, off, 0); }
+  // Completes every one-sided operation issued so far by this node to `dst`
+  // (all nodes for flush_all); afterwards they are visible to any reader.
+  virtual void flush(NodeId dst) = 0;
+  virtual void flush_all() = 0;
+
+  // ---- messages ----------------------------------------------------------
+  // Registers the handler of a message type; before start().
+  virtual void set_handler(MsgType type, Handler h) = 0;
+  // Sends a message of any size (copied before return).  Messages from one
+  // node to another are delivered in the order sent.  A node may send to
+  // itself.  Blocks only while the receiver is far behind.
+  virtual void send(NodeId dst, MsgType type, const void *data, size_t len) {
+    iovec v{const_cast<void *>(data), len};
+    sendv(dst, type, &v, 1);
+  }
+  virtual void sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) = 0;
+
+  // Starts delivery: in interrupt mode a handler thread that sleeps until a
+  // message arrives; in poll mode handlers run inside wait() of the waiting
+  // thread.  Handlers of one node never run concurrently with each other.
+  virtual void start() = 0;
+  // Returns when done() is true.  done() is evaluated by the waiting thread;
+  // it becomes true through a handler, or through notify() from another
+  // thread.  Must not be called from a handler.
+  virtual void wait(const std::function<bool()> &done) = 0;
+  // Wakes this node's waiters so that they evaluate their condition again.
+  virtual void notify() = 0;
+  // Poll mode: runs the handlers of messages that have arrived, without
+  // waiting (the seeds' polling at synchronisation points, so a node that
+  // keeps re-taking a lock locally still answers its peers).  Nothing in
+  // interrupt mode.  Must not be called from a handler.
+  virtual void poll() = 0;
+  // True on the thread that is running a handler right now.
+  virtual bool in_handler() const = 0;
+  // True if put/get/cas/fetch_add, send and wait are async-signal-safe in
+  // the current delivery mode (no allocation, no locks a signal could
+  // interrupt, no handlers run inside wait), so the fault path may use them
+  // straight from the SIGSEGV handler instead of handing the fault over to
+  // a thread.
+  virtual bool signal_safe() const { return false; }
+
+  // ---- job-level ---------------------------------------------------------
+  // Bootstrap barrier of all nodes; runs no handler and needs none, so it
+  // works before start() and after stop().
+  virtual void barrier() = 0;
+  // Ends delivery (joins the handler thread).  Call after a barrier that
+  // guarantees no further message will arrive.
+  virtual void stop() = 0;
+};
+
+// The fabric selected by the options (RDSM_FABRIC).  Ends the process with a
+// message listing the available fabrics when the name is unknown.
+std::unique_ptr<Fabric> make_fabric(const Options &opt);
+
+}  // namespace rdsm::fabric

@@ -1,0 +1,355 @@
+#include "launcher/cli.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <unistd.h>
+
+#include "common/options.hpp"
+#include "launcher/program_path.hpp"
+#include "protocol/presets.hpp"
+
+namespace rdsm::launcher {
+namespace {
+
+constexpr int kMaxNodes = 1024;
+constexpr long kMaxLocks = 1L << 24;
+// The fabrics the runtime provides.
+const char *const kFabrics[] = {"shm"};
+const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
+
+enum class Flag { nodes, protocol, handler, fabric, placement, region_size, locks, stats, timeout, quiet, help };
+
+struct FlagSpec {
+  Flag flag;
+  const char *long_name;  // without the leading "--"
+  char short_name;        // 0: none
+  const char *value;      // nullptr: takes no value
+  const char *help;
+};
+
+const FlagSpec kFlags[] = {
+    {Flag::nodes, "nodes", 'n', "N", "number of nodes (processes), 1..1024; required"},
+    {Flag::protocol, "protocol", 0, "P", "coherence protocol (default async)"},
+    {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
+    {Flag::fabric, "fabric", 0, "F", "transport between nodes (default shm)"},
+    {Flag::placement, "placement", 0, "P", "default home placement: first-touch, block or cyclic"},
+    {Flag::region_size, "region-size", 0, "SIZE", "size of the shared region, e.g. 512M or 4G (default 128M)"},
+    {Flag::locks, "locks", 0, "K", "number of lock ids (default 65536)"},
+    {Flag::stats, "stats", 0, "FILE", "write the job's statistics to FILE as JSON"},
+    {Flag::timeout, "timeout", 0, "SECONDS", "end the job if it runs longer (exit status 124)"},
+    {Flag::quiet, "quiet", 'q', nullptr, "do not print the statistics summary"},
+    {Flag::help, "help", 'h', nullptr, "show this help"},
+};
+
+std::string flag_list() {
+  std::string s;
+  for (const auto &f : kFlags) {
+    if (!s.empty()) s += ", ";
+    if (f.short_name) {
+      s += '-';
+      s += f.short_name;
+      s += '/';
+    }
+    s += "--";
+    s += f.long_name;
+  }
+  return s;
+}
+
+template <size_t N>
+std::string join(const char *const (&items)[N], const char *last_sep) {
+  std::string s;
+  for (size_t i = 0; i < N; ++i) {
+    if (i) s += (i + 1 == N) ? last_sep : ", ";
+    s += items[i];
+  }
+  return s;
+}
+
+template <size_t N>
+bool one_of(const std::string &v, const char *const (&items)[N]) {
+  for (const char *item : items)
+    if (v == item) return true;
+  return false;
+}
+
+bool parse_long(const std::string &text, long lo, long hi, long *out) {
+  if (text.empty()) return false;
+  errno = 0;
+  char *end = nullptr;
+  long v = strtol(text.c_str(), &end, 10);
+  if (errno || *end || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+// A value given on the command line, else taken from the environment.
+struct Setting {
+  std::optional<std::string> flag_value;
+  const char *env_name;
+
+  // The value and where it came from ("--protocol" or "RDSM_PROTOCOL"), or
+  // nothing when neither is set.
+  std::optional<std::string> value(std::string *source, const char *flag_name) const {
+    if (flag_value) {
+      *source = std::string("--") + flag_name;
+      return flag_value;
+    }
+    const char *e = getenv(env_name);
+    if (e && *e) {
+      *source = std::string(env_name) + " in the environment";
+      return std::string(e);
+    }
+    return std::nullopt;
+  }
+};
+
+std::string quoted(const std::string &s) { return "'" + s + "'"; }
+
+RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
+  Options defaults;  // the runtime's defaults
+  std::optional<std::string> nodes_text;
+  Setting protocol{{}, "RDSM_PROTOCOL"}, handler{{}, "RDSM_HANDLER"}, fabric{{}, "RDSM_FABRIC"},
+      placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"};
+  std::optional<std::string> stats_text, timeout_text;
+  RunConfig cfg;
+  *wants_help = false;
+
+  int i = first;
+  for (; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') break;  // the program
+
+    const FlagSpec *spec = nullptr;
+    std::optional<std::string> inline_value;
+    std::string shown;  // the flag as the user wrote it
+    if (arg[1] == '-') {
+      size_t eq = arg.find('=');
+      std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      if (eq != std::string::npos) inline_value = arg.substr(eq + 1);
+      shown = "--" + name;
+      for (const auto &f : kFlags)
+        if (name == f.long_name) spec = &f;
+    } else {
+      shown = arg.substr(0, 2);
+      for (const auto &f : kFlags)
+        if (f.short_name && arg[1] == f.short_name) spec = &f;
+      if (arg.size() > 2) {
+        if (spec && spec->value)
+          inline_value = arg.substr(arg[2] == '=' ? 3 : 2);
+        else
+          spec = nullptr;  // "-qx" and the like
+        if (!spec) shown = arg;
+      }
+    }
+    if (!spec)
+      throw UsageError("unknown option " + quoted(shown) + " for `rdsm run`; the options are: " + flag_list() +
+                       " (options come before the program)");
+
+    std::string value;
+    if (spec->value) {
+      if (inline_value) {
+        value = *inline_value;
+      } else if (i + 1 < argc) {
+        value = argv[++i];
+      } else {
+        throw UsageError(shown + " needs a value (" + shown + " " + spec->value + ")");
+      }
+    } else if (inline_value) {
+      throw UsageError(shown + " takes no value");
+    }
+
+    switch (spec->flag) {
+      case Flag::nodes: nodes_text = value; break;
+      case Flag::protocol: protocol.flag_value = value; break;
+      case Flag::handler: handler.flag_value = value; break;
+      case Flag::fabric: fabric.flag_value = value; break;
+      case Flag::placement: placement.flag_value = value; break;
+      case Flag::region_size: region.flag_value = value; break;
+      case Flag::locks: locks.flag_value = value; break;
+      case Flag::stats: stats_text = value; break;
+      case Flag::timeout: timeout_text = value; break;
+      case Flag::quiet: cfg.quiet = true; break;
+      case Flag::help: *wants_help = true; return cfg;
+    }
+  }
+
+  // ---- validation, in the order the user reads the command ----
+  if (!nodes_text) throw UsageError("missing -n N, the number of nodes (1.." + std::to_string(kMaxNodes) + ")");
+  long n = 0;
+  if (!parse_long(*nodes_text, 1, kMaxNodes, &n))
+    throw UsageError("-n " + quoted(*nodes_text) + " is not a number of nodes; use a whole number from 1 to " +
+                     std::to_string(kMaxNodes));
+  cfg.nodes = (int)n;
+
+  std::string source;
+  if (auto v = protocol.value(&source, "protocol")) {
+    if (!find_protocol(*v))
+      throw UsageError("unknown protocol " + quoted(*v) + " (" + source + "); the protocols are: " +
+                       protocol_names());
+    cfg.protocol = *v;
+  } else {
+    cfg.protocol = defaults.protocol;
+  }
+
+  if (auto v = handler.value(&source, "handler")) {
+    if (*v != "interrupt" && *v != "poll")
+      throw UsageError("unknown handler mode " + quoted(*v) + " (" + source + "); use interrupt or poll");
+    cfg.handler = *v;
+  } else {
+    cfg.handler = defaults.handler == HandlerMode::poll ? "poll" : "interrupt";
+  }
+
+  if (auto v = fabric.value(&source, "fabric")) {
+    if (!one_of(*v, kFabrics))
+      throw UsageError("unknown fabric " + quoted(*v) + " (" + source + "); the fabrics are: " +
+                       join(kFabrics, ", "));
+    cfg.fabric = *v;
+  } else {
+    cfg.fabric = defaults.fabric;
+  }
+
+  if (auto v = placement.value(&source, "placement")) {
+    if (!one_of(*v, kPlacements))
+      throw UsageError("unknown placement " + quoted(*v) + " (" + source + "); use " +
+                       join(kPlacements, " or "));
+    cfg.placement = *v;
+  } else {
+    cfg.placement = defaults.placement;
+  }
+
+  if (auto v = region.value(&source, "region-size")) {
+    size_t bytes = 0;
+    if (!parse_size(*v, &bytes) || bytes == 0)
+      throw UsageError("region size " + quoted(*v) + " (" + source +
+                       ") is not a size; use a number of bytes with an optional K, M, G or T suffix "
+                       "(examples: 512M, 4G)");
+    cfg.region_bytes = bytes;
+  } else {
+    cfg.region_bytes = defaults.region_bytes;
+  }
+
+  if (auto v = locks.value(&source, "locks")) {
+    long k = 0;
+    if (!parse_long(*v, 1, kMaxLocks, &k))
+      throw UsageError("lock count " + quoted(*v) + " (" + source + ") is not a whole number from 1 to " +
+                       std::to_string(kMaxLocks));
+    cfg.locks = (int)k;
+  } else {
+    cfg.locks = defaults.locks;
+  }
+
+  if (timeout_text) {
+    errno = 0;
+    char *end = nullptr;
+    double t = strtod(timeout_text->c_str(), &end);
+    if (timeout_text->empty() || errno || *end || !std::isfinite(t) || t <= 0 || t > 1e9)
+      throw UsageError("--timeout " + quoted(*timeout_text) + " is not a number of seconds greater than 0");
+    cfg.timeout_seconds = t;
+  }
+
+  if (stats_text) {
+    if (stats_text->empty()) throw UsageError("--stats needs a file name");
+    std::string dir = ".";
+    size_t slash = stats_text->rfind('/');
+    if (slash != std::string::npos) dir = slash == 0 ? "/" : stats_text->substr(0, slash);
+    if (slash + 1 == stats_text->size())
+      throw UsageError("--stats " + quoted(*stats_text) + " names a directory, not a file");
+    if (access(dir.c_str(), W_OK | X_OK) != 0)
+      throw UsageError("--stats " + quoted(*stats_text) + ": cannot write in directory " + quoted(dir) + ": " +
+                       strerror(errno));
+    cfg.stats_file = *stats_text;
+  }
+
+  if (i >= argc)
+    throw UsageError("missing the program to run (usage: rdsm run -n N [options] program [args...])");
+  cfg.program = argv[i];
+  cfg.program_path = find_program(cfg.program);
+  for (++i; i < argc; ++i) cfg.args.push_back(argv[i]);
+  return cfg;
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, char **argv) {
+  CommandLine cl;
+  if (argc < 2) throw UsageError("no command given; try `rdsm run -n N program` or `rdsm --help`");
+  std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    cl.action = Action::help;
+  } else if (cmd == "--version" || cmd == "-V" || cmd == "version") {
+    cl.action = Action::version;
+  } else if (cmd == "run") {
+    bool help = false;
+    cl.run = parse_run(argc, argv, 2, &help);
+    cl.action = help ? Action::run_help : Action::run;
+  } else if (!cmd.empty() && cmd[0] == '-') {
+    throw UsageError("unknown option " + quoted(cmd) +
+                     "; the options before a command are --help and --version (did you mean `rdsm run " + cmd +
+                     " ...`?)");
+  } else {
+    throw UsageError("unknown command " + quoted(cmd) + "; the commands are: run (see `rdsm --help`)");
+  }
+  return cl;
+}
+
+std::string general_help() {
+  return "usage: rdsm run -n N [options] program [args...]\n"
+         "       rdsm run --help\n"
+         "       rdsm --version\n"
+         "\n"
+         "rdsm runs a program as a job of N processes (nodes) that share memory through\n"
+         "the rdsm runtime (see rdsm.h).  The job ends when every node has ended; if any\n"
+         "node fails, or the job is interrupted, every node is ended.\n"
+         "\n"
+         "commands:\n"
+         "  run    start a job and wait for it (see `rdsm run --help`)\n";
+}
+
+std::string run_help() {
+  std::string s =
+      "usage: rdsm run -n N [options] program [args...]\n"
+      "\n"
+      "Starts N copies of the program as the nodes of one job, waits for them and\n"
+      "prints a summary of the runtime's statistics to stderr.  Options end at the\n"
+      "program (or at --); everything after it is passed to the program.  Options\n"
+      "may also be written --option=value.\n"
+      "\n"
+      "options:\n";
+  for (const auto &f : kFlags) {
+    std::string left = "  ";
+    left += f.short_name ? std::string("-") + f.short_name + ", " : std::string("    ");
+    left += "--";
+    left += f.long_name;
+    if (f.value) {
+      left += ' ';
+      left += f.value;
+    }
+    if (left.size() < 28) left.resize(28, ' ');
+    else left += "  ";
+    s += left + f.help + "\n";
+  }
+  s += "\nprotocols: " + protocol_names() +
+       "\n"
+       "\n"
+       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_HANDLER,\n"
+       "RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE and RDSM_LOCKS when set.\n"
+       "The nodes share the launcher's stdout and stderr; their stdin is /dev/null\n"
+       "when the launcher's is a terminal.\n"
+       "\n"
+       "exit status: 0 when every node called rdsm_finalize (or never used rdsm) and\n"
+       "exited with 0; the status of the first node that failed (128+signal if it was\n"
+       "killed); 124 on --timeout; 130/143 when interrupted by SIGINT/SIGTERM;\n"
+       "2 for a mistake in the command line.\n";
+  return s;
+}
+
+}  // namespace rdsm::launcher

@@ -1,0 +1,51 @@
+// Command line of the `rdsm` tool: what to do and, for `rdsm run`, the job's
+// configuration, validated completely before anything is started.
+#pragma once
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rdsm::launcher {
+
+// Everything `rdsm run` needs to start a job.
+struct RunConfig {
+  int nodes = 0;
+  std::string protocol;
+  std::string handler;    // "interrupt" or "poll"
+  std::string fabric;
+  std::string placement;  // "first-touch", "block" or "cyclic"
+  size_t region_bytes = 0;
+  int locks = 0;
+  std::string stats_file;  // empty: no JSON
+  double timeout_seconds = 0;  // 0: no limit
+  bool quiet = false;
+  std::string program;       // as the user wrote it (argv[0] of every node)
+  std::string program_path;  // where it was found
+  std::vector<std::string> args;  // the program's own arguments
+};
+
+enum class Action { run, help, run_help, version };
+
+struct CommandLine {
+  Action action = Action::help;
+  RunConfig run;
+};
+
+// A mistake in the command line; what() is the message without the
+// "rdsm: error: " prefix.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses argv (argv[0] is the tool itself).  Values not given as flags come
+// from the RDSM_* environment variables, then from the runtime's defaults.
+// Throws UsageError.
+CommandLine parse_command_line(int argc, char **argv);
+
+// Help texts, printed to stdout on request.
+std::string general_help();
+std::string run_help();
+
+}  // namespace rdsm::launcher

@@ -1,0 +1,37 @@
+// Running one job: start the nodes, watch them, end them all when one fails,
+// when the launcher is interrupted or when the time limit passes, and
+// collect every node's statistics.
+#pragma once
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "launcher/cli.hpp"
+#include "rdsm.h"
+
+namespace rdsm::launcher {
+
+enum class JobEnd { success, node_failed, interrupted, timed_out, start_failed };
+
+struct NodeRecord {
+  int rank = 0;
+  pid_t pid = -1;
+  bool ended = false;   // reaped
+  int wait_status = 0;  // from waitpid, once ended
+  bool has_stats = false;  // the node reached rdsm_finalize
+  rdsm_stats stats{};
+};
+
+struct JobResult {
+  JobEnd end = JobEnd::success;
+  int exit_status = 0;  // the launcher's exit status
+  std::string error;    // what went wrong, one line without the "rdsm: " prefix; empty on success
+  double wall_seconds = 0;
+  std::vector<NodeRecord> nodes;
+};
+
+// Runs the job to its end.  Messages about failures are printed to stderr
+// as they happen; the summary is left to the caller.
+JobResult run_job(const RunConfig &cfg);
+
+}  // namespace rdsm::launcher

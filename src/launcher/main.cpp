@@ -1,0 +1,46 @@
+// rdsm: the command line tool.  `rdsm run -n N prog args...` runs a program
+// as a job of N nodes; see `rdsm run --help`.
+#include <cstdio>
+
+#include "launcher/cli.hpp"
+#include "launcher/job.hpp"
+#include "launcher/stats_json.hpp"
+#include "launcher/summary.hpp"
+#include "launcher/version.hpp"
+
+using namespace rdsm::launcher;
+
+namespace {
+
+int run(const RunConfig &cfg) {
+  JobResult result = run_job(cfg);
+  int status = result.exit_status;
+  if (!cfg.stats_file.empty()) {
+    std::string error;
+    if (!write_file_atomically(cfg.stats_file, stats_json(cfg, result), &error)) {
+      fprintf(stderr, "rdsm: error: cannot write the statistics: %s\n", error.c_str());
+      if (status == 0) status = 1;
+    }
+  }
+  if (result.end == JobEnd::success && !cfg.quiet) print_summary(stderr, cfg, result);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CommandLine cl;
+  try {
+    cl = parse_command_line(argc, argv);
+  } catch (const UsageError &e) {
+    fprintf(stderr, "rdsm: error: %s\n", e.what());
+    return 2;
+  }
+  switch (cl.action) {
+    case Action::help: fputs(general_help().c_str(), stdout); return 0;
+    case Action::run_help: fputs(run_help().c_str(), stdout); return 0;
+    case Action::version: printf("rdsm %s\n", kVersion); return 0;
+    case Action::run: return run(cl.run);
+  }
+  return 0;
+}

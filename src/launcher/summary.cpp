@@ -1,0 +1,115 @@
+#include "launcher/summary.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace rdsm::launcher {
+namespace {
+
+// A plain text table: the first column left-aligned, the others right-aligned.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+  void print(FILE *out) const {
+    std::vector<size_t> width(rows_[0].size(), 0);
+    for (const auto &row : rows_)
+      for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (const auto &row : rows_) {
+      std::string line;
+      for (size_t c = 0; c < width.size(); ++c) {
+        const std::string cell = c < row.size() ? row[c] : "";
+        std::string pad(width[c] - cell.size(), ' ');
+        if (c == 0) line += cell + pad;
+        else line += "  " + pad + cell;
+      }
+      fprintf(out, "%s\n", line.c_str());
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string kib(double bytes) { return fixed(bytes / 1024.0, 1); }
+
+std::string count(double v) { return fixed(v, 0); }
+
+// The values shown, in the tables' order; double so that the mean row is
+// computed alike.
+std::vector<double> times_of(const rdsm_stats &s) {
+  return {s.total, s.compute, s.data_wait, s.lock_wait, s.barrier_wait, s.barrier_protocol, s.handler};
+}
+
+std::vector<double> counts_of(const rdsm_stats &s) {
+  return {(double)s.read_faults,   (double)s.write_faults,  (double)s.pages_fetched,
+          (double)s.twins,         (double)s.diffs,         (double)s.diff_bytes,
+          (double)s.messages_sent, (double)s.message_bytes, (double)s.one_sided_ops};
+}
+
+// Columns 5 and 7 of the counts are bytes, shown in KiB.
+std::vector<std::string> count_cells(const std::string &label, const std::vector<double> &v) {
+  std::vector<std::string> row{label};
+  for (size_t c = 0; c < v.size(); ++c) row.push_back(c == 5 || c == 7 ? kib(v[c]) : count(v[c]));
+  return row;
+}
+
+std::vector<std::string> time_cells(const std::string &label, const std::vector<double> &v) {
+  std::vector<std::string> row{label};
+  for (double x : v) row.push_back(fixed(x, 3));
+  return row;
+}
+
+}  // namespace
+
+void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
+  fprintf(out, "rdsm: protocol %s, handler %s, %d node%s, fabric %s, wall time %.3f s\n", cfg.protocol.c_str(),
+          cfg.handler.c_str(), cfg.nodes, cfg.nodes == 1 ? "" : "s", cfg.fabric.c_str(), result.wall_seconds);
+
+  size_t with_stats = 0;
+  for (const auto &n : result.nodes) with_stats += n.has_stats;
+  if (with_stats == 0) {
+    fprintf(out, "rdsm: no statistics: no node called rdsm_init and rdsm_finalize\n");
+    return;
+  }
+
+  Table times({"node", "total(s)", "compute", "data wait", "lock wait", "barrier wait", "barrier proto", "handler"});
+  Table counts({"node", "read faults", "write faults", "fetches", "twins", "diffs", "diff KiB", "messages",
+                "msg KiB", "one-sided"});
+  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0);
+  for (const auto &n : result.nodes) {
+    std::string label = std::to_string(n.rank);
+    if (!n.has_stats) {
+      times.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
+      counts.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    std::vector<double> t = times_of(n.stats), c = counts_of(n.stats);
+    for (size_t i = 0; i < t.size(); ++i) time_sum[i] += t[i];
+    for (size_t i = 0; i < c.size(); ++i) count_sum[i] += c[i];
+    times.add(time_cells(label, t));
+    counts.add(count_cells(label, c));
+  }
+  for (double &x : time_sum) x /= (double)with_stats;
+  for (double &x : count_sum) x /= (double)with_stats;
+  times.add(time_cells("mean", time_sum));
+  counts.add(count_cells("mean", count_sum));
+
+  fprintf(out, "\ntime (s)\n");
+  times.print(out);
+  fprintf(out, "\nevents\n");
+  counts.print(out);
+  if (with_stats < result.nodes.size())
+    fprintf(out, "(-: the node did not call rdsm_init; the mean is over the %zu node%s that did)\n", with_stats,
+            with_stats == 1 ? "" : "s");
+}
+
+}  // namespace rdsm::launcher

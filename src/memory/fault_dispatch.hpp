@@ -1,0 +1,35 @@
+// Access faults on the application view, from signal to protocol.
+//
+// The SIGSEGV handler does only async-signal-safe work: it classifies the
+// fault (inside the region? read or write?), hands it to the node's fault
+// service thread through a futex-guarded slot, and sleeps on a futex until
+// the service thread has made the page accessible.  The protocol's fault
+// code therefore runs on an ordinary thread and may take locks, allocate and
+// wait for messages.  A fault outside the region is passed on to the handler
+// that was installed before (by default: the process dies of SIGSEGV).
+#pragma once
+#include <cstddef>
+#include <functional>
+
+#include "memory/region.hpp"
+
+namespace rdsm {
+
+// Called on the service thread; returns once the access can be retried.
+using FaultService = std::function<void(size_t page, bool write)>;
+
+// Tried first, inside the signal handler: must be async-signal-safe.
+// Returns true if it resolved the fault, false to hand it to the service.
+struct FaultFastPath {
+  bool (*fn)(void *ctx, size_t page, bool write) = nullptr;
+  void *ctx = nullptr;
+};
+
+// Installs the SIGSEGV handler and starts the service thread.  One region
+// per process.  `spin` is how long the faulting thread polls for completion
+// before sleeping.
+void install_fault_dispatch(SharedRegion &region, FaultService service, FaultFastPath fast, int spin);
+// Stops the service thread and restores the previous SIGSEGV handler.
+void remove_fault_dispatch();
+
+}  // namespace rdsm

@@ -1,0 +1,100 @@
+#include "memory/region.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/error.hpp"
+
+namespace rdsm {
+
+namespace {
+int prot_flags(Prot p) {
+  switch (p) {
+    case Prot::none: return PROT_NONE;
+    case Prot::read: return PROT_READ;
+    case Prot::read_write: return PROT_READ | PROT_WRITE;
+  }
+  return PROT_NONE;
+}
+
+long read_long_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  long v = -1;
+  if (fscanf(f, "%ld", &v) != 1) v = -1;
+  fclose(f);
+  return v;
+}
+
+// Mappings a process has besides the region (libraries, stacks, heaps,
+// the fabric's peer mappings): a generous allowance.
+constexpr long kOtherMappings = 8192;
+}  // namespace
+
+void preflight_region(const Options &opt) {
+  if (opt.region_bytes % kPageBytes)
+    fatal("region size %zu is not a multiple of the page size %zu; set RDSM_REGION_SIZE / --region-size to "
+          "a multiple of 4K",
+          opt.region_bytes, kPageBytes);
+  if (opt.region_base % kPageBytes)
+    fatal("region base %#lx is not page aligned", (unsigned long)opt.region_base);
+  // Page-granular mprotect splits the mapping into one VMA per run of pages
+  // with equal protection: at worst one per page.
+  long pages = (long)(opt.region_bytes / kPageBytes);
+  long limit = read_long_file("/proc/sys/vm/max_map_count");
+  if (opt.protect == "mprotect" && limit > 0 && pages + kOtherMappings > limit)
+    fatal("a shared region of %zu MiB has %ld pages and may need up to %ld memory mappings, but "
+          "vm.max_map_count is %ld. Raise it (as root: sysctl -w vm.max_map_count=%ld) or use a smaller "
+          "region (--region-size)",
+          opt.region_bytes >> 20, pages, pages + kOtherMappings, limit, 2 * (pages + kOtherMappings));
+  uintptr_t end = opt.region_base + opt.region_bytes;
+  if (end < opt.region_base || end > 0x7ff000000000ull)
+    fatal("the shared region [%#lx, %#lx) does not fit in the user address space; choose a lower "
+          "RDSM_REGION_BASE or a smaller region",
+          (unsigned long)opt.region_base, (unsigned long)end);
+}
+
+SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data) {
+  bytes_ = data.bytes;
+  sys_ = data.base;
+  if (data.fd < 0) fatal("the fabric's data segment cannot be mapped twice (no file descriptor)");
+  void *want = reinterpret_cast<void *>(opt.region_base);
+  void *p = mmap(want, bytes_, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE, data.fd, (off_t)data.fd_offset);
+  if (p == MAP_FAILED) {
+    if (errno == EEXIST)
+      fatal("the address range of the shared region [%p, %p) is already in use in this process; choose "
+            "another base with RDSM_REGION_BASE (e.g. 0x300000000000)",
+            want, static_cast<void *>(static_cast<uint8_t *>(want) + bytes_));
+    if (errno == ENOMEM)
+      fatal("cannot map the shared region of %zu MiB at %p: out of memory or address space (check "
+            "`ulimit -v`)",
+            bytes_ >> 20, want);
+    fatal("cannot map the shared region at %p: %s", want, strerror(errno));
+  }
+  if (p != want) {
+    munmap(p, bytes_);
+    fatal("the kernel placed the shared region at %p instead of %p (kernel without MAP_FIXED_NOREPLACE?)", p,
+          want);
+  }
+  app_ = static_cast<uint8_t *>(p);
+}
+
+SharedRegion::~SharedRegion() {
+  if (app_) munmap(app_, bytes_);
+}
+
+void SharedRegion::protect(size_t first, size_t count, Prot prot) {
+  if (count == 0) return;
+  if (mprotect(app_page(first), count * kPageBytes, prot_flags(prot)) != 0) {
+    if (errno == ENOMEM)
+      fatal_signal_safe(
+          "mprotect failed with ENOMEM: the process ran out of memory mappings (vm.max_map_count). "
+          "Raise it (as root: sysctl -w vm.max_map_count=1048576) or use a smaller region");
+    fatal_signal_safe("mprotect of the shared region failed");
+  }
+}
+
+}  // namespace rdsm

@@ -1,0 +1,44 @@
+// Run-length diffs of a page against its twin.
+//
+// Encoding: a sequence of runs, each [u16 offset][u16 length][length bytes],
+// little endian, offsets increasing, runs not overlapping.  Runs are exact
+// to the byte: a byte equal in page and twin is never inside a run, so two
+// nodes that wrote different bytes of one word in the same interval both
+// keep their writes when their diffs are applied at the home (byte-level
+// false sharing is data-race free).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace rdsm {
+
+// Upper bound of the encoded size for a page of `page_bytes`
+// (every other byte changed: one 5-byte run per 2 bytes).
+constexpr size_t diff_max_bytes(size_t page_bytes) { return (page_bytes / 2 + 1) * 5; }
+
+// Encodes page against twin into out (capacity diff_max_bytes(page_bytes)).
+// Returns the encoded length; 0 means the page is unchanged.
+size_t diff_encode(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint8_t *out);
+
+// Applies a diff to page.  Returns false (changing nothing) if the diff is
+// malformed or reaches past page_bytes.
+bool diff_apply(uint8_t *page, size_t page_bytes, const uint8_t *diff, size_t len);
+
+// Calls f(offset, bytes, length) for each run, in order; for protocols that
+// write each run to the home directly.  Returns false if malformed.
+template <class F>
+bool diff_for_each_run(const uint8_t *diff, size_t len, size_t page_bytes, F &&f) {
+  size_t i = 0;
+  while (i < len) {
+    if (len - i < 4) return false;
+    uint16_t off = (uint16_t)(diff[i] | (diff[i + 1] << 8));
+    uint16_t n = (uint16_t)(diff[i + 2] | (diff[i + 3] << 8));
+    i += 4;
+    if (n == 0 || (size_t)off + n > page_bytes || len - i < n) return false;
+    f((size_t)off, diff + i, (size_t)n);
+    i += n;
+  }
+  return true;
+}
+
+}  // namespace rdsm

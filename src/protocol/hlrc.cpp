@@ -1,0 +1,370 @@
+#include "protocol/hlrc.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+
+#include "common/error.hpp"
+#include "memory/fault_dispatch.hpp"
+#include "protocol/msg_types.hpp"
+#include "stats/stats.hpp"
+#include "sync/atomic_barrier.hpp"
+#include "sync/atomic_lock.hpp"
+#include "sync/barrier_service.hpp"
+#include "sync/lock_service.hpp"
+
+namespace rdsm {
+
+namespace {
+uint32_t *map_zeroed_words(size_t count) {
+  void *p = mmap(nullptr, count * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) fatal("cannot reserve %zu bytes for page metadata", count * 4);
+  return static_cast<uint32_t *>(p);
+}
+
+NoticeSet decode_or_die(const std::vector<uint8_t> &b, const char *what) {
+  NoticeSet s;
+  if (!s.decode(b.data(), b.size())) fatal("internal error: malformed write notices in %s", what);
+  return s;
+}
+}  // namespace
+
+Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
+    : f_(f), opt_(opt), cfg_(cfg), self_(f.rank()), nodes_(f.nodes()), notices_(f.nodes()) {
+  preflight_region(opt_);
+  pages_ = opt_.region_bytes / kPageBytes;
+  data_seg_ = f_.register_segment(opt_.region_bytes);
+  dir_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
+  version_seg_ = f_.register_segment(pages_ * nodes_ * sizeof(uint32_t));
+  versions_ = reinterpret_cast<uint32_t *>(version_seg_.base);
+  required_ = map_zeroed_words(pages_ * nodes_);
+  region_ = std::make_unique<SharedRegion>(opt_, data_seg_);
+  state_.assign(pages_, kInvalid);
+  home_.assign(pages_, -1);
+  twin_.assign(pages_, nullptr);
+  written_.assign(pages_, 0);
+  written_list_.assign(pages_, 0);
+  twin_pool_.reserve(pages_);
+  refill_twin_pool();
+  last_barrier_vc_.assign(nodes_, 0);
+  forget_floor_.assign(nodes_, 0);
+
+  using fabric::Message;
+  f_.set_handler(msg::kFetchRequest, [this](const Message &m) { on_fetch_request(m); });
+  f_.set_handler(msg::kFetchReply, [this](const Message &m) { on_fetch_reply(m); });
+  f_.set_handler(msg::kDiff, [this](const Message &m) { on_diff(m); });
+  f_.set_handler(msg::kDiffAck, [this](const Message &) { diff_acks_pending_.fetch_sub(1); });
+  f_.set_handler(msg::kHomeQuery, [this](const Message &m) { on_home_query(m); });
+  f_.set_handler(msg::kHomeReply, [this](const Message &m) { on_home_reply(m); });
+  f_.set_handler(msg::kNoticeQuery, [this](const Message &m) {
+    VClock their;
+    their.resize(m.len / 4);
+    memcpy(their.data(), m.data, their.size() * 4);
+    uint32_t after = (size_t)self_ < their.size() ? their[self_] : 0;
+    auto reply = notices_.of_writer(self_, after).encode();
+    f_.send(m.src, msg::kNoticeReply, reply.data(), reply.size());
+  });
+  f_.set_handler(msg::kNoticeReply, [this](const Message &m) {
+    NoticeSet s;
+    if (!s.decode(static_cast<const uint8_t *>(m.data), m.len)) fatal("internal error: malformed notice reply");
+    std::lock_guard<std::mutex> g(query_mu_);
+    query_replies_.push_back(std::move(s));
+  });
+
+  if (cfg_.lock == LockAxis::atomic) {
+    locks_ = std::make_unique<sync::AtomicLocks>(f_, opt_.locks, nodes_ * sizeof(uint32_t));
+  } else {
+    sync::LockHooks lh;
+    lh.make_grant = [this](int, const uint8_t *req, size_t len) {
+      VClock theirs(len / 4);
+      memcpy(theirs.data(), req, theirs.size() * 4);
+      return notices_.since(theirs).encode();
+    };
+    locks_ = std::make_unique<sync::LockService>(f_, opt_.locks, lh);
+  }
+  setup_notice_buffers();
+
+  if (cfg_.barrier == BarrierAxis::atomic) {
+    barrier_ = std::make_unique<sync::AtomicBarrier>(f_, nodes_ * sizeof(uint32_t));
+    return;
+  }
+  sync::BarrierHooks bh;
+  bh.merge = [this](const std::vector<sync::Bytes> &arrivals) {
+    NoticeSet all;
+    all.vc.assign(nodes_, 0);
+    for (const auto &a : arrivals) {
+      NoticeSet s = decode_or_die(a, "a barrier arrival");
+      vc_merge(all.vc, s.vc);
+      for (auto &iv : s.intervals) all.intervals.push_back(std::move(iv));
+    }
+    return all.encode();
+  };
+  barrier_ = std::make_unique<sync::BarrierService>(f_, bh);
+}
+
+Hlrc::~Hlrc() {
+  for (uint8_t *t : twin_)
+    if (t) free(t);
+  for (uint8_t *t : twin_pool_) free(t);
+  if (required_) munmap(required_, pages_ * nodes_ * 4);
+}
+
+void Hlrc::start() {
+  if (nodes_ == 1) {
+    // Alone, there is nobody to keep coherent with: every page is writable
+    // and no write needs noticing.
+    region_->protect(0, pages_, Prot::read_write);
+    state_.assign(pages_, kWritable);
+    home_.assign(pages_, 0);
+    return;
+  }
+  install_fault_dispatch(*region_, [this](size_t page, bool write) { on_fault(page, write); },
+                         {&Hlrc::fault_in_signal, this}, opt_.spin);
+}
+
+void Hlrc::finish() {
+  barrier();
+  if (nodes_ > 1) remove_fault_dispatch();
+}
+
+bool Hlrc::versions_cover(const uint32_t *have, const uint32_t *need) const {
+  for (int w = 0; w < nodes_; ++w)
+    if (have[w] < need[w]) return false;
+  return true;
+}
+
+namespace {
+constexpr size_t kTwinReserve = 256;  // twins kept ready for the signal handler's fast path
+}
+
+void Hlrc::refill_twin_pool() {
+  while (twin_pool_.size() < kTwinReserve && twin_pool_.size() < twin_pool_.capacity()) {
+    auto *t = static_cast<uint8_t *>(aligned_alloc(kPageBytes, kPageBytes));
+    if (!t) fatal("out of memory for twins");
+    twin_pool_.push_back(t);
+  }
+}
+
+void Hlrc::free_twin(size_t page) {
+  if (twin_[page]) twin_pool_.push_back(twin_[page]);
+  twin_[page] = nullptr;
+}
+
+void Hlrc::note_written(size_t page) {
+  if (!written_[page]) {
+    written_[page] = 1;
+    written_list_[written_count_++] = (uint32_t)page;
+  }
+}
+
+bool Hlrc::make_writable(size_t page, bool may_allocate) {
+  if (home_[page] != self_) {
+    if (twin_pool_.empty()) {
+      if (!may_allocate) return false;
+      refill_twin_pool();
+    }
+    uint8_t *t = twin_pool_.back();
+    twin_pool_.pop_back();
+    memcpy(t, region_->sys_page(page), kPageBytes);
+    twin_[page] = t;
+    add(stats().twins);
+  }
+  // The home's copy is the master: no twin; the write is noted so that the
+  // interval's notices name the page.
+  state_[page] = kWritable;
+  note_written(page);
+  region_->protect(page, 1, Prot::read_write);
+  return true;
+}
+
+bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool may_allocate) {
+  uint8_t st = state_[page];
+  if (write ? st == kWritable : st != kInvalid) return true;  // another thread got here first
+  int home = home_[page];
+  if (home < 0) {
+    if (!remote) return false;
+    home = home_of(page);
+  }
+  if (home != self_) {
+    if (write && twin_pool_.empty() && !may_allocate) return false;
+    if (st == kInvalid) {
+      if (!remote) return false;
+      fetch(page, home);
+      add(stats().pages_fetched);
+    }
+  }
+  add(write ? stats().write_faults : stats().read_faults);
+  if (write) {
+    make_writable(page, may_allocate);
+  } else {
+    state_[page] = kReadOnly;
+    region_->protect(page, 1, Prot::read);
+  }
+  return true;
+}
+
+bool Hlrc::fault_in_signal(void *self, size_t page, bool write) {
+  Hlrc *h = static_cast<Hlrc *>(self);
+  bool remote = h->f_.signal_safe();
+  if (remote)
+    h->mu_.lock();
+  else if (!h->mu_.try_lock())
+    return false;
+  bool done = h->resolve_fault(page, write, remote, false);
+  h->mu_.unlock();
+  return done;
+}
+
+// Runs on the fault service thread while the faulting thread sleeps.
+void Hlrc::on_fault(size_t page, bool write) {
+  std::lock_guard<FutexLock> g(mu_);
+  resolve_fault(page, write, true, true);
+}
+
+// Ends the open interval: write-protects what was written, sends the diffs
+// home, bumps the home versions of own pages and records the notices.
+void Hlrc::close_interval() {
+  if (written_count_ == 0) return;
+  uint32_t id = open_interval();
+  std::vector<uint32_t> written(written_list_.begin(), written_list_.begin() + written_count_);
+  written_count_ = 0;
+  ProtectionBatch batch(*region_);
+  std::vector<uint32_t> dirty;
+  for (uint32_t p : written) {
+    if (state_[p] == kWritable) {
+      state_[p] = kReadOnly;
+      batch.set(p, Prot::read);
+    }
+  }
+  // Protect first: from here on a write by another thread faults and opens
+  // the next interval instead of racing with the diff.
+  batch.apply();
+  for (uint32_t p : written) {
+    written_[p] = 0;
+    if (home_[p] == self_)
+      version(p, self_).store(id, std::memory_order_release);
+    else if (twin_[p])
+      dirty.push_back(p);
+  }
+  propagate_diffs(dirty, id);
+  publish_interval(id, written);
+  notices_.add_own(self_, id, std::move(written));
+  refill_twin_pool();
+}
+
+void Hlrc::release() {
+  ScopedTimer t(stats().barrier_protocol_ns);
+  std::lock_guard<FutexLock> g(mu_);
+  close_interval();
+}
+
+// Learns notices; invalidates cached copies they name (never home pages).
+void Hlrc::apply_notices(const NoticeSet &s) {
+  std::vector<Interval> fresh = notices_.learn(s.intervals);
+  notices_.merge_vc(s.vc);
+  if (fresh.empty()) return;
+  std::lock_guard<FutexLock> g(mu_);
+  ProtectionBatch batch(*region_);
+  std::vector<uint32_t> own_writes;
+  for (const Interval &iv : fresh) {
+    if ((int)iv.writer == self_) continue;
+    for (uint32_t p : iv.pages) {
+      uint32_t &need = required(p)[iv.writer];
+      need = std::max(need, iv.id);
+      if (home_[p] == self_ || state_[p] == kInvalid) continue;
+      if (twin_[p]) own_writes.push_back(p);
+      state_[p] = kInvalid;
+      batch.set(p, Prot::none);
+      add(stats().invalidations);
+    }
+  }
+  batch.apply();
+  // A page this node wrote in the open interval must not lose those writes:
+  // they go home now, tagged with the open interval (which stays open and
+  // still names the page in its notices).
+  std::sort(own_writes.begin(), own_writes.end());
+  own_writes.erase(std::unique(own_writes.begin(), own_writes.end()), own_writes.end());
+  if (!own_writes.empty()) propagate_diffs(own_writes, open_interval());
+  refill_twin_pool();
+}
+
+void Hlrc::lock(int id) {
+  ScopedTimer t(stats().lock_wait_ns);
+  f_.poll();
+  sync::Bytes request = cfg_.lock == LockAxis::manager ? vc_bytes() : sync::Bytes{};
+  sync::Bytes got = locks_->acquire(id, request, while_waiting());
+  if (cfg_.lock == LockAxis::manager) {
+    if (!got.empty()) apply_notices(decode_or_die(got, "a lock grant"));
+  } else if (!got.empty()) {
+    // The last releaser's timestamp: everything it knew must be known here.
+    VClock target(got.size() / 4);
+    memcpy(target.data(), got.data(), target.size() * 4);
+    catch_up(target);
+  }
+  add(stats().lock_acquires);
+}
+
+void Hlrc::unlock(int id) {
+  if (!locks_->held(id)) api_error("rdsm_unlock", "lock %d is not held by this node", id);
+  f_.poll();
+  release();
+  locks_->release(id, cfg_.lock == LockAxis::atomic ? vc_bytes() : sync::Bytes{});
+}
+
+void Hlrc::barrier() {
+  release();
+  uint64_t t0 = now_ns();
+  VClock target(nodes_, 0);
+  NoticeSet all;
+  if (cfg_.barrier == BarrierAxis::manager) {
+    sync::Bytes arrival = notices_.of_writer(self_, last_barrier_vc_[self_]).encode();
+    all = decode_or_die(barrier_->wait(arrival, while_waiting()), "a barrier departure");
+    target = all.vc;
+  } else {
+    sync::Bytes clocks = barrier_->wait(vc_bytes(), while_waiting());
+    for (int n = 0; n < nodes_; ++n)
+      for (int w = 0; w < nodes_; ++w) {
+        uint32_t v;
+        memcpy(&v, clocks.data() + (n * nodes_ + w) * sizeof v, sizeof v);
+        target[w] = std::max(target[w], v);
+      }
+  }
+  uint64_t t1 = now_ns();
+  add(stats().barrier_wait_ns, t1 - t0);
+  if (cfg_.barrier == BarrierAxis::manager)
+    apply_notices(all);
+  else
+    catch_up(target);
+  // Every node has caught up with the previous barrier before arriving at
+  // this one, so nobody can still need what precedes it.
+  notices_.forget_up_to(forget_floor_);
+  forget_floor_ = last_barrier_vc_;
+  last_barrier_vc_ = target;
+  add(stats().barrier_protocol_ns, now_ns() - t1);
+  add(stats().barriers);
+}
+
+void Hlrc::acquire() {
+  ScopedTimer t(stats().lock_wait_ns);
+  f_.poll();
+  if (nodes_ == 1) return;
+  if (cfg_.notices == NoticeAxis::eager_push) {
+    drain_notices();
+    std::vector<Interval> got;
+    {
+      std::lock_guard<std::mutex> g(pending_mu_);
+      got.swap(pending_);
+    }
+    NoticeSet s;
+    s.intervals = std::move(got);
+    apply_notices(s);
+    return;
+  }
+  std::vector<int> writers;
+  for (int n = 0; n < nodes_; ++n)
+    if (n != self_) writers.push_back(n);
+  pull_notices(writers);
+}
+
+}  // namespace rdsm

@@ -1,0 +1,83 @@
+// Home claim axis: which node is the home of a page.
+//
+// The directory word of page p lives at node p mod nodes (0 = no home yet,
+// else home + 1).  Placement policies write it when memory is allocated;
+// under first touch the first node to fault on the page claims it:
+//   message: a request to the directory node, whose handler claims (async);
+//   cas:     a remote compare-and-swap on the directory word (ARDMAR) — a
+//            failed CAS returns the real home.
+#include <cstring>
+
+#include "common/error.hpp"
+#include "protocol/hlrc.hpp"
+#include "protocol/msg_types.hpp"
+
+namespace rdsm {
+
+namespace {
+struct HomeMsg {
+  uint32_t page;
+  int32_t home;
+};
+}  // namespace
+
+int Hlrc::home_of(size_t page) {
+  int h = home_[page];
+  if (h < 0) {
+    h = claim_home(page);
+    home_[page] = (int16_t)h;
+  }
+  return h;
+}
+
+int Hlrc::claim_home(size_t page) {
+  int dir = (int)(page % nodes_);
+  uint64_t off = page * sizeof(uint64_t);
+  if (cfg_.claim == HomeClaimAxis::cas) {
+    uint64_t old = f_.cas(dir, dir_seg_.id, off, 0, (uint64_t)self_ + 1);
+    return old == 0 ? self_ : (int)(old - 1);
+  }
+  home_reply_page_.store(-1);
+  HomeMsg q{(uint32_t)page, self_};
+  f_.send(dir, msg::kHomeQuery, &q, sizeof q);
+  f_.wait([&] { return home_reply_page_.load() == (int64_t)page; });
+  return home_reply_value_.load();
+}
+
+void Hlrc::on_home_query(const fabric::Message &m) {
+  HomeMsg q;
+  memcpy(&q, m.data, sizeof q);
+  auto *word = reinterpret_cast<uint64_t *>(dir_seg_.base) + q.page;
+  // The word may also be written by remote CAS or a placement put, so it is
+  // updated atomically even though handlers run one at a time.
+  std::atomic_ref<uint64_t> w(*word);
+  uint64_t expected = 0;
+  w.compare_exchange_strong(expected, (uint64_t)q.home + 1);
+  HomeMsg r{q.page, expected == 0 ? q.home : (int32_t)(expected - 1)};
+  f_.send(m.src, msg::kHomeReply, &r, sizeof r);
+}
+
+void Hlrc::on_home_reply(const fabric::Message &m) {
+  HomeMsg r;
+  memcpy(&r, m.data, sizeof r);
+  home_reply_value_.store(r.home);
+  home_reply_page_.store(r.page);
+}
+
+void Hlrc::place(size_t first, size_t count, rdsm_placement placement) {
+  if (placement == RDSM_PLACE_FIRST_TOUCH) return;
+  for (size_t i = 0; i < count; ++i) {
+    size_t p = first + i;
+    int h;
+    switch (placement) {
+      case RDSM_PLACE_BLOCK: h = (int)(i * nodes_ / count); break;
+      case RDSM_PLACE_CYCLIC: h = (int)(p % nodes_); break;
+      default: h = self_; break;  // RDSM_PLACE_LOCAL
+    }
+    uint64_t v = (uint64_t)h + 1;
+    f_.put((int)(p % nodes_), dir_seg_.id, p * sizeof(uint64_t), &v, sizeof v);
+  }
+  f_.flush_all();
+}
+
+}  // namespace rdsm

@@ -1,0 +1,149 @@
+// Notice axis: how an acquirer learns the write notices it lacks.
+//   lazy:       notices travel with lock grants and barrier departures, and
+//               are asked from their writers when only a timestamp came
+//               (an atomic lock or barrier) or at rdsm_acquire (HLRC);
+//   eager_push: at release the writer appends the interval's notices to a
+//               ring that every other node keeps for it, by one-sided
+//               writes; readers take them from their own memory and apply
+//               them at their next acquire (GeNIMA).
+#include <algorithm>
+#include <cstring>
+
+#include "common/error.hpp"
+#include "protocol/hlrc.hpp"
+#include "protocol/msg_types.hpp"
+#include "sync/locks.hpp"
+
+namespace rdsm {
+
+namespace {
+// Ring of writer w in reader r's memory: [u64 head][pad][u64 tail][pad][data]
+constexpr uint64_t kHead = 0, kTail = 64, kData = 128;
+// Record: [u32 interval][u32 page count][pages], padded to 8 bytes.
+size_t record_bytes(size_t pages) { return (8 + 4 * pages + 7) / 8 * 8; }
+}  // namespace
+
+sync::Bytes Hlrc::vc_bytes() const {
+  VClock vc = notices_.vc();
+  sync::Bytes b(vc.size() * sizeof(uint32_t));
+  memcpy(b.data(), vc.data(), b.size());
+  return b;
+}
+
+std::function<void()> Hlrc::while_waiting() {
+  if (cfg_.notices != NoticeAxis::eager_push) return {};
+  return [this] { drain_notices(); };
+}
+
+void Hlrc::setup_notice_buffers() {
+  if (cfg_.notices != NoticeAxis::eager_push) return;
+  // One whole interval (every page of the region) always fits in a ring.
+  ring_bytes_ = 256 << 10;
+  while (ring_bytes_ < record_bytes(pages_) + 8) ring_bytes_ *= 2;
+  notice_seg_ = f_.register_segment((kData + ring_bytes_) * nodes_);
+  push_head_.assign(nodes_, 0);
+}
+
+void Hlrc::publish_interval(uint32_t id, const std::vector<uint32_t> &pages) {
+  if (cfg_.notices != NoticeAxis::eager_push) return;
+  std::vector<uint8_t> rec(record_bytes(pages.size()), 0);
+  uint32_t hdr[2] = {id, (uint32_t)pages.size()};
+  memcpy(rec.data(), hdr, sizeof hdr);
+  if (!pages.empty()) memcpy(rec.data() + 8, pages.data(), 4 * pages.size());
+  uint64_t ring = (kData + ring_bytes_) * self_;  // this writer's ring, in every reader
+  for (int r = 0; r < nodes_; ++r) {
+    if (r == self_) continue;
+    uint64_t &head = push_head_[r];
+    auto fits = [&] { return ring_bytes_ - (head - f_.atomic_load(r, notice_seg_.id, ring + kTail)) >= rec.size(); };
+    // A full ring empties when its reader acquires; meanwhile take in what
+    // others push to this node, so that two writers never wait on each other.
+    if (!fits()) sync::backoff_until(fits, [this] { drain_notices(); });
+    uint64_t at = head % ring_bytes_;
+    size_t first = std::min<size_t>(rec.size(), ring_bytes_ - at);
+    f_.put(r, notice_seg_.id, ring + kData + at, rec.data(), first);
+    if (first < rec.size()) f_.put(r, notice_seg_.id, ring + kData, rec.data() + first, rec.size() - first);
+    head += rec.size();
+    f_.flush(r);  // the record is visible before the head that covers it
+    f_.put(r, notice_seg_.id, ring + kHead, &head, sizeof head);
+  }
+  f_.flush_all();
+}
+
+void Hlrc::drain_notices() {
+  if (cfg_.notices != NoticeAxis::eager_push) return;
+  std::lock_guard<std::mutex> g(pending_mu_);
+  for (int w = 0; w < nodes_; ++w) {
+    if (w == self_) continue;
+    uint8_t *ring = notice_seg_.base + (kData + ring_bytes_) * w;
+    std::atomic_ref<uint64_t> head_ref(*reinterpret_cast<uint64_t *>(ring + kHead));
+    std::atomic_ref<uint64_t> tail_ref(*reinterpret_cast<uint64_t *>(ring + kTail));
+    uint64_t head = head_ref.load(std::memory_order_acquire), tail = tail_ref.load(std::memory_order_relaxed);
+    auto read = [&](uint64_t pos, void *dst, size_t n) {
+      uint64_t at = pos % ring_bytes_;
+      size_t first = std::min<size_t>(n, ring_bytes_ - at);
+      memcpy(dst, ring + kData + at, first);
+      if (first < n) memcpy(static_cast<uint8_t *>(dst) + first, ring + kData, n - first);
+    };
+    while (tail < head) {
+      uint32_t hdr[2];
+      read(tail, hdr, sizeof hdr);
+      Interval iv{(uint32_t)w, hdr[0], std::vector<uint32_t>(hdr[1])};
+      if (hdr[1]) read(tail + 8, iv.pages.data(), 4 * (size_t)hdr[1]);
+      pending_.push_back(std::move(iv));
+      tail += record_bytes(hdr[1]);
+    }
+    tail_ref.store(tail, std::memory_order_release);
+  }
+}
+
+void Hlrc::catch_up(const VClock &target) {
+  auto covered = [&] {
+    VClock vc = notices_.vc();
+    for (int w = 0; w < nodes_; ++w)
+      if (w != self_ && vc[w] < target[w]) return false;
+    return true;
+  };
+  if (cfg_.notices == NoticeAxis::lazy) {
+    VClock vc = notices_.vc();
+    std::vector<int> writers;
+    for (int w = 0; w < nodes_; ++w)
+      if (w != self_ && vc[w] < target[w]) writers.push_back(w);
+    if (!writers.empty()) pull_notices(writers);
+    if (!covered()) fatal("internal error: writers did not return the notices of a released interval");
+    return;
+  }
+  // Writers push before they release, so the notices are in this node's
+  // rings already; the loop only guards against a late flush.
+  for (;;) {
+    drain_notices();
+    NoticeSet s;
+    {
+      std::lock_guard<std::mutex> g(pending_mu_);
+      s.intervals.swap(pending_);
+    }
+    apply_notices(s);
+    if (covered()) return;
+    sync::backoff_until([&] { return true; }, {});
+  }
+}
+
+void Hlrc::pull_notices(const std::vector<int> &writers) {
+  VClock vc = notices_.vc();
+  {
+    std::lock_guard<std::mutex> g(query_mu_);
+    query_replies_.clear();
+  }
+  for (int w : writers) f_.send(w, msg::kNoticeQuery, vc.data(), vc.size() * sizeof(uint32_t));
+  f_.wait([&] {
+    std::lock_guard<std::mutex> g(query_mu_);
+    return query_replies_.size() == writers.size();
+  });
+  std::vector<NoticeSet> replies;
+  {
+    std::lock_guard<std::mutex> g(query_mu_);
+    replies.swap(query_replies_);
+  }
+  for (const NoticeSet &s : replies) apply_notices(s);
+}
+
+}  // namespace rdsm

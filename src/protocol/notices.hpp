@@ -1,0 +1,65 @@
+// Intervals, vector timestamps and write notices.
+//
+// A node's execution is cut into intervals at releases; interval k of
+// writer w (k = 1, 2, ...) is known by the pages w wrote in it.  A node's
+// vector timestamp vc[w] is the newest interval of w it knows of.  The
+// store keeps every interval the node knows that some other node may still
+// lack, so a grant or a barrier can carry exactly the notices the receiver
+// has not seen; after a barrier everyone knows everything before it and
+// the store is emptied up to there.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+namespace rdsm {
+
+using VClock = std::vector<uint32_t>;
+
+struct Interval {
+  uint32_t writer;
+  uint32_t id;
+  std::vector<uint32_t> pages;
+};
+
+// Wire format of a notice set: [u32 n][n x u32 vc][u32 count] then count x
+// ([u32 writer][u32 id][u32 npages][npages x u32 page]).
+struct NoticeSet {
+  VClock vc;
+  std::vector<Interval> intervals;
+
+  std::vector<uint8_t> encode() const;
+  // Returns false if malformed.
+  bool decode(const uint8_t *p, size_t len);
+};
+
+class NoticeStore {
+ public:
+  explicit NoticeStore(int nodes) : vc_(nodes, 0), log_(nodes) {}
+
+  // Records a new interval of this node (id must be vc[self] + 1).
+  void add_own(int self, uint32_t id, std::vector<uint32_t> pages);
+  // Learns intervals; returns those that were new to this node, in order.
+  std::vector<Interval> learn(const std::vector<Interval> &intervals);
+  void merge_vc(const VClock &vc);
+  // Every known interval of any writer w with id > since[w]; with the vc.
+  NoticeSet since(const VClock &since) const;
+  // Known intervals of one writer with id > after.
+  NoticeSet of_writer(int writer, uint32_t after) const;
+  // Forgets intervals every node is known to have.
+  void forget_up_to(const VClock &floor);
+
+  VClock vc() const;
+  uint32_t vc_of(int w) const;
+
+ private:
+  mutable std::mutex mu_;
+  VClock vc_;
+  std::vector<std::deque<Interval>> log_;  // per writer, increasing id
+};
+
+// a[w] = max(a[w], b[w])
+void vc_merge(VClock &a, const VClock &b);
+
+}  // namespace rdsm

@@ -1,0 +1,35 @@
+// Protocol presets: each names one choice on every protocol axis.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace rdsm {
+
+// How each part of the coherence protocol is carried out.  A preset is one
+// line of these; see presets.cpp.
+enum class FetchAxis { message, one_sided };   // page fetch: request to home's handler / remote read
+enum class HomeClaimAxis { message, cas };     // first-touch home claim: request / remote CAS
+enum class DiffAxis { message, one_sided };    // diffs: packed message applied by home / direct writes
+enum class LockAxis { manager, atomic };       // locks: manager handler / remote atomics
+enum class NoticeAxis { lazy, eager_push };    // write notices: with grants and barriers / pushed at release
+enum class BarrierAxis { manager, atomic };    // barrier: manager handler / remote atomics
+
+struct ProtocolConfig {
+  std::string name;
+  FetchAxis fetch;
+  HomeClaimAxis claim;
+  DiffAxis diff;
+  LockAxis lock;
+  NoticeAxis notices;
+  BarrierAxis barrier;
+  const char *description;
+};
+
+// Every preset, in the order they are listed to users.
+const std::vector<ProtocolConfig> &protocol_presets();
+// The preset of that name, or nullptr.
+const ProtocolConfig *find_protocol(const std::string &name);
+// "async, ardmar, ..." for error messages and --help.
+std::string protocol_names();
+
+}  // namespace rdsm

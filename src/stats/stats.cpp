@@ -1,0 +1,46 @@
+#include "stats/stats.hpp"
+
+namespace rdsm {
+
+Stats &stats() {
+  static Stats s;
+  return s;
+}
+
+void Stats::reset() {
+  for (Counter *c : {&data_wait_ns, &lock_wait_ns, &barrier_wait_ns, &barrier_protocol_ns, &handler_ns,
+                     &read_faults, &write_faults, &pages_fetched, &twins, &diffs, &diff_bytes,
+                     &messages_sent, &message_bytes, &one_sided_ops, &invalidations, &lock_acquires,
+                     &barriers})
+    c->store(0, std::memory_order_relaxed);
+  start_ns.store(now_ns(), std::memory_order_relaxed);
+}
+
+rdsm_stats Stats::snapshot() const {
+  auto ld = [](const Counter &c) { return c.load(std::memory_order_relaxed); };
+  rdsm_stats s{};
+  uint64_t total = now_ns() - start_ns.load(std::memory_order_relaxed);
+  s.total = ns_to_s(total);
+  s.data_wait = ns_to_s(ld(data_wait_ns));
+  s.lock_wait = ns_to_s(ld(lock_wait_ns));
+  s.barrier_wait = ns_to_s(ld(barrier_wait_ns));
+  s.barrier_protocol = ns_to_s(ld(barrier_protocol_ns));
+  s.handler = ns_to_s(ld(handler_ns));
+  double busy = s.data_wait + s.lock_wait + s.barrier_wait + s.barrier_protocol;
+  s.compute = s.total > busy ? s.total - busy : 0.0;
+  s.read_faults = ld(read_faults);
+  s.write_faults = ld(write_faults);
+  s.pages_fetched = ld(pages_fetched);
+  s.twins = ld(twins);
+  s.diffs = ld(diffs);
+  s.diff_bytes = ld(diff_bytes);
+  s.messages_sent = ld(messages_sent);
+  s.message_bytes = ld(message_bytes);
+  s.one_sided_ops = ld(one_sided_ops);
+  s.invalidations = ld(invalidations);
+  s.lock_acquires = ld(lock_acquires);
+  s.barriers = ld(barriers);
+  return s;
+}
+
+}  // namespace rdsm

@@ -1,0 +1,46 @@
+// Per-node statistics: the seeds' time breakdown and event counters.
+// Every layer adds to the one object of its process; relaxed atomics, since
+// handler threads count too.  Times are kept in nanoseconds.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "common/clock.hpp"
+#include "rdsm.h"
+
+namespace rdsm {
+
+struct Stats {
+  using Counter = std::atomic<uint64_t>;
+  // time (ns)
+  Counter data_wait_ns{0}, lock_wait_ns{0}, barrier_wait_ns{0}, barrier_protocol_ns{0}, handler_ns{0};
+  // events
+  Counter read_faults{0}, write_faults{0}, pages_fetched{0}, twins{0}, diffs{0}, diff_bytes{0};
+  Counter messages_sent{0}, message_bytes{0}, one_sided_ops{0}, invalidations{0}, lock_acquires{0},
+      barriers{0};
+  std::atomic<uint64_t> start_ns{0};
+
+  void reset();
+  // Total is wall time since start (or reset); compute is what is left of it
+  // after the runtime's waits and protocol work.
+  rdsm_stats snapshot() const;
+};
+
+Stats &stats();
+
+inline void add(Stats::Counter &c, uint64_t v = 1) { c.fetch_add(v, std::memory_order_relaxed); }
+
+// Adds the time from construction to destruction to one counter.
+class ScopedTimer {
+ public:
+  explicit ScopedTimer(Stats::Counter &c) : c_(c), t0_(now_ns()) {}
+  ~ScopedTimer() { add(c_, now_ns() - t0_); }
+  ScopedTimer(const ScopedTimer &) = delete;
+  ScopedTimer &operator=(const ScopedTimer &) = delete;
+
+ private:
+  Stats::Counter &c_;
+  uint64_t t0_;
+};
+
+}  // namespace rdsm

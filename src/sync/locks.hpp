@@ -1,0 +1,38 @@
+// The lock axis: how a node gets exclusive hold of a lock id, and what
+// travels with it from the releaser to the next acquirer.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace rdsm::sync {
+
+using Bytes = std::vector<uint8_t>;
+
+class Locks {
+ public:
+  virtual ~Locks() = default;
+  virtual int lock_count() const = 0;
+  // Blocks until this node holds the lock and returns what came with it:
+  // manager locks return the grant the releaser built for `request`; atomic
+  // locks return what the last releaser kept with the lock (empty if none).
+  // `while_waiting` runs now and then while the lock is busy.
+  virtual Bytes acquire(int id, const Bytes &request, const std::function<void()> &while_waiting) = 0;
+  // `kept` is stored with the lock for the next acquirer (atomic locks).
+  virtual void release(int id, const Bytes &kept) = 0;
+  virtual bool held(int id) = 0;
+};
+
+class Barrier {
+ public:
+  virtual ~Barrier() = default;
+  // Blocks until every node arrived; returns the departure payload.
+  virtual Bytes wait(const Bytes &arrival, const std::function<void()> &while_waiting) = 0;
+};
+
+// Polls `ready` with a growing pause (yield, then short sleeps): remote
+// atomics give no wake-up, and spinning hard would starve the very node
+// being waited for when nodes outnumber cores.
+void backoff_until(const std::function<bool()> &ready, const std::function<void()> &while_waiting);
+
+}  // namespace rdsm::sync

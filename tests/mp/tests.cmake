@@ -1,0 +1,41 @@
+# Multi-process tests: shell scripts that run `rdsm run` on the built tree.
+# Each script gets the paths of the programs it runs as arguments.
+find_program(RDSM_BASH bash REQUIRED)
+add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/progs ${CMAKE_CURRENT_BINARY_DIR}/mp/progs)
+
+set(RDSM_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(RDSM_MP_EXE $<TARGET_FILE:rdsm>)
+
+# rdsm_mp_test(NAME TIMEOUT SCRIPT ARGS...)
+function(rdsm_mp_test name timeout script)
+  add_test(NAME mp.${name} COMMAND ${RDSM_BASH} ${RDSM_MP_DIR}/${script} ${ARGN})
+  set_tests_properties(mp.${name} PROPERTIES TIMEOUT ${timeout} LABELS mp)
+endfunction()
+
+# The launcher on its own (programs that do not use rdsm).
+rdsm_mp_test(usage 30 usage.sh ${RDSM_MP_EXE})
+rdsm_mp_test(launcher_basic 30 launcher_basic.sh ${RDSM_MP_EXE})
+rdsm_mp_test(interrupt_plain 30 interrupt.sh ${RDSM_MP_EXE} INT)
+rdsm_mp_test(interrupt_plain_term 30 interrupt.sh ${RDSM_MP_EXE} TERM)
+
+# A node that fails while the others wait in a barrier.
+foreach(mode segv exit3 nofinalize sigkill)
+  rdsm_mp_test(fail_${mode} 40 fail_node.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_fail_node> ${mode})
+endforeach()
+
+# The launcher interrupted while every node waits.
+rdsm_mp_test(interrupt_int 40 interrupt.sh ${RDSM_MP_EXE} INT $<TARGET_FILE:mp_fail_node>)
+rdsm_mp_test(interrupt_term 40 interrupt.sh ${RDSM_MP_EXE} TERM $<TARGET_FILE:mp_fail_node>)
+
+# Misuse of the API ends the program with a message naming the call.
+foreach(case_call lock_before_init:rdsm_lock double_init:rdsm_init lock_negative:rdsm_lock
+                  lock_past_end:rdsm_lock malloc_zero:rdsm_malloc malloc_huge:rdsm_malloc
+                  root_slot:rdsm_publish_root)
+  string(REPLACE ":" ";" parts ${case_call})
+  list(GET parts 0 case)
+  list(GET parts 1 call)
+  rdsm_mp_test(misuse_${case} 40 misuse.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_misuse> ${case} ${call})
+endforeach()
+
+# Statistics: the summary and the --stats JSON file.
+rdsm_mp_test(stats_json 40 stats_json.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial>)

@@ -1,0 +1,56 @@
+// The environment a node reads, and its error messages.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "common/options.hpp"
+
+using namespace rdsm;
+
+TEST(ParseSize, AcceptsSuffixes) {
+  size_t v = 0;
+  EXPECT_TRUE(parse_size("4096", &v));
+  EXPECT_EQ(v, 4096u);
+  EXPECT_TRUE(parse_size("512M", &v));
+  EXPECT_EQ(v, size_t(512) << 20);
+  EXPECT_TRUE(parse_size("2GiB", &v));
+  EXPECT_EQ(v, size_t(2) << 30);
+  EXPECT_TRUE(parse_size("64k", &v));
+  EXPECT_EQ(v, size_t(64) << 10);
+}
+
+TEST(ParseSize, RejectsGarbage) {
+  size_t v = 0;
+  for (const char *bad : {"", "M", "12X", "1.5G", "-", "4G4"}) EXPECT_FALSE(parse_size(bad, &v)) << bad;
+}
+
+TEST(Options, DefaultsWithoutLauncher) {
+  unsetenv("RDSM_NODES");
+  unsetenv("RDSM_PROTOCOL");
+  Options o = options_from_environment();
+  EXPECT_FALSE(o.launched);
+  EXPECT_EQ(o.nodes, 1);
+  EXPECT_EQ(o.protocol, "async");
+}
+
+TEST(Options, BadValuesNameTheVariable) {
+  EXPECT_EXIT(
+      {
+        setenv("RDSM_HANDLER", "sometimes", 1);
+        options_from_environment();
+      },
+      ::testing::ExitedWithCode(2), "RDSM_HANDLER=sometimes");
+  EXPECT_EXIT(
+      {
+        setenv("RDSM_REGION_SIZE", "lots", 1);
+        options_from_environment();
+      },
+      ::testing::ExitedWithCode(2), "RDSM_REGION_SIZE=lots");
+  EXPECT_EXIT(
+      {
+        setenv("RDSM_NODES", "4", 1);
+        unsetenv("RDSM_RANK");
+        options_from_environment();
+      },
+      ::testing::ExitedWithCode(2), "RDSM_RANK");
+}

@@ -1,0 +1,118 @@
+// Protection changes are coalesced into runs, and the runs really protect.
+#include <gtest/gtest.h>
+
+#include <csetjmp>
+#include <csignal>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bootstrap/node_file.hpp"
+#include "memory/protection_batch.hpp"
+
+using namespace rdsm;
+
+namespace {
+// A region over a private memfd, at a base no other test uses.
+struct TestRegion {
+  fabric::Segment seg;
+  Options opt;
+  std::unique_ptr<SharedRegion> region;
+  explicit TestRegion(size_t pages) {
+    seg.bytes = pages * kPageBytes;
+    seg.fd = memfd_create("rdsm-test", 0);
+    EXPECT_EQ(ftruncate(seg.fd, (off_t)seg.bytes), 0);
+    seg.base = static_cast<uint8_t *>(mmap(nullptr, seg.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, seg.fd, 0));
+    opt.region_bytes = seg.bytes;
+    opt.region_base = 0x310000000000ull;
+    region = std::make_unique<SharedRegion>(opt, seg);
+  }
+  ~TestRegion() {
+    region.reset();
+    munmap(seg.base, seg.bytes);
+    close(seg.fd);
+  }
+};
+
+sigjmp_buf g_jump;
+void on_fault(int) { siglongjmp(g_jump, 1); }
+
+bool readable(const volatile uint8_t *p) {
+  struct sigaction sa {}, old {};
+  sa.sa_handler = on_fault;
+  sigaction(SIGSEGV, &sa, &old);
+  bool ok = true;
+  if (sigsetjmp(g_jump, 1) == 0)
+    (void)*p;
+  else
+    ok = false;
+  sigaction(SIGSEGV, &old, nullptr);
+  return ok;
+}
+}  // namespace
+
+TEST(ProtectionBatch, CoalescesAdjacentPagesWithEqualProtection) {
+  TestRegion t(16);
+  ProtectionBatch b(*t.region);
+  for (size_t p : {5, 3, 4, 9, 10}) b.set(p, Prot::read);
+  b.set(6, Prot::none);
+  auto runs = b.runs();
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].first, 3u);
+  EXPECT_EQ(runs[0].count, 3u);
+  EXPECT_EQ(runs[1].first, 6u);
+  EXPECT_EQ(runs[1].prot, Prot::none);
+  EXPECT_EQ(runs[2].first, 9u);
+  EXPECT_EQ(runs[2].count, 2u);
+}
+
+TEST(ProtectionBatch, LastChangeOfAPageWins) {
+  TestRegion t(4);
+  ProtectionBatch b(*t.region);
+  b.set(1, Prot::read);
+  b.set(1, Prot::none);
+  b.set(2, Prot::none);
+  auto runs = b.runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].first, 1u);
+  EXPECT_EQ(runs[0].count, 2u);
+  EXPECT_EQ(runs[0].prot, Prot::none);
+}
+
+TEST(ProtectionBatch, ApplyProtectsTheApplicationViewOnly) {
+  TestRegion t(8);
+  ProtectionBatch b(*t.region);
+  for (size_t p = 0; p < 8; ++p) b.set(p, p % 3 == 0 ? Prot::read : Prot::none);
+  EXPECT_EQ(b.apply(), 6u);  // R N N R N N R N -> 6 runs
+  EXPECT_TRUE(readable(t.region->app_page(0)));
+  EXPECT_FALSE(readable(t.region->app_page(1)));
+  EXPECT_TRUE(readable(t.region->app_page(3)));
+  t.region->sys_page(1)[0] = 42;  // the system view stays read-write
+  b.set(1, Prot::read_write);
+  b.apply();
+  EXPECT_EQ(t.region->app_page(1)[0], 42);
+  t.region->app_page(1)[1] = 7;
+  EXPECT_EQ(t.region->sys_page(1)[1], 7);
+}
+
+TEST(SharedRegion, ReportsAnAddressRangeInUse) {
+  TestRegion t(4);
+  EXPECT_EXIT(
+      {
+        fabric::Segment s = t.seg;
+        SharedRegion again(t.opt, s);
+      },
+      ::testing::ExitedWithCode(2), "already in use");
+}
+
+TEST(Preflight, NamesMaxMapCountWhenTheRegionNeedsMoreMappings) {
+  Options o;
+  o.region_bytes = size_t(16) << 40;  // 4 Gi pages: more than any vm.max_map_count
+  EXPECT_EXIT(preflight_region(o), ::testing::ExitedWithCode(2), "vm.max_map_count");
+}
+
+TEST(Preflight, RejectsARegionPastTheUserAddressSpace) {
+  Options o;
+  o.region_bytes = size_t(64) << 20;
+  o.region_base = 0x7ffff0000000ull;
+  EXPECT_EXIT(preflight_region(o), ::testing::ExitedWithCode(2), "does not fit");
+}

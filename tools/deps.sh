@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Makes sure the Debian packages rdsm builds and tests with are installed.
+# As root it installs what is missing with apt-get; otherwise it names the
+# packages and the command to install them, and fails.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ libgtest-dev python3 procps)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "rdsm: these Debian packages are missing: ${missing[*]}" >&2
+  echo "rdsm: install them with: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "rdsm: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
