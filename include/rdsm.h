@@ -91,6 +91,9 @@ double rdsm_wtime(void); /* seconds, monotonic, microsecond resolution or better
 /* Per-node statistics (this node).  Times in seconds. */
 typedef struct rdsm_stats {
   double total, compute, data_wait, lock_wait, barrier_wait, barrier_protocol, handler;
+  /* handler time split by what the handlers did: serving pages and homes,
+   * applying diffs, and synchronisation (locks, barriers, notices) */
+  double handler_page, handler_diff, handler_sync;
   uint64_t read_faults, write_faults, pages_fetched, twins, diffs, diff_bytes;
   uint64_t messages_sent, message_bytes, one_sided_ops, invalidations, lock_acquires, barriers;
 } rdsm_stats;

@@ -17,3 +17,27 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
     endforeach()
   endforeach()
 endforeach()
+
+# Axes chosen on their own, beside the presets: atomic locks and barriers
+# with lazy notices pulled from the writers, and GeNIMA with lazy notices.
+foreach(variant "async:lock=atomic,barrier=atomic" "genima:notices=lazy" "newgen:lock=atomic")
+  string(REPLACE ":" ";" parts "${variant}")
+  list(GET parts 0 protocol)
+  list(GET parts 1 axes)
+  string(REPLACE "," "." axes_name "${axes}")
+  string(REPLACE "=" "-" axes_name "${axes_name}")
+  foreach(handler ${RDSM_TEST_HANDLERS})
+    set(name stress.${protocol}+${axes_name}.${handler}.n4)
+    add_test(NAME ${name}
+             COMMAND $<TARGET_FILE:rdsm> run -n 4 --protocol ${protocol} --axes ${axes} --handler ${handler}
+                     --timeout 600 --quiet $<TARGET_FILE:stress> --seeds 1:100)
+    set_tests_properties(${name} PROPERTIES LABELS mp TIMEOUT 700 PASS_REGULAR_EXPRESSION "PASS"
+                                            FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()
+
+# The main job's size: SOR 1024 x 1024 on 4 nodes matches the sequential run exactly.
+add_test(NAME sor.async.interrupt.n4.1024
+         COMMAND $<TARGET_FILE:rdsm> run -n 4 --timeout 600 --quiet $<TARGET_FILE:sor> -m 1024 -n 1024 -i 20)
+set_tests_properties(sor.async.interrupt.n4.1024 PROPERTIES LABELS mp TIMEOUT 700 PASS_REGULAR_EXPRESSION "PASS"
+                                                         FAIL_REGULAR_EXPRESSION "FAIL")

@@ -36,8 +36,12 @@ void runtime_start(int *, char ***) {
   auto rt = std::make_unique<Runtime>();
   rt->opt = options_from_environment();
   set_diagnostic_node(rt->opt.launched ? rt->opt.rank : -1);
-  const ProtocolConfig *cfg = find_protocol(rt->opt.protocol);
-  if (!cfg) fatal("unknown protocol '%s'; available: %s", rt->opt.protocol.c_str(), protocol_names().c_str());
+  const ProtocolConfig *preset = find_protocol(rt->opt.protocol);
+  if (!preset) fatal("unknown protocol '%s'; available: %s", rt->opt.protocol.c_str(), protocol_names().c_str());
+  ProtocolConfig chosen = *preset;
+  std::string axis_error;
+  if (!apply_axes(chosen, rt->opt.axes, axis_error)) fatal("RDSM_AXES=%s: %s", rt->opt.axes.c_str(), axis_error.c_str());
+  const ProtocolConfig *cfg = &chosen;
   if (rt->opt.launched) {
     std::vector<int> fds = parse_fd_list(rt->opt.node_fds, rt->opt.nodes);
     rt->node_block = map_node_block(fds[rt->opt.rank]);

@@ -62,6 +62,7 @@ Options options_from_environment() {
     o.node_fds = f;
   }
   if (const char *v = env("RDSM_PROTOCOL")) o.protocol = v;
+  if (const char *v = env("RDSM_AXES")) o.axes = v;
   if (const char *v = env("RDSM_FABRIC")) o.fabric = v;
   if (const char *v = env("RDSM_HANDLER")) {
     if (!strcmp(v, "interrupt")) o.handler = HandlerMode::interrupt;

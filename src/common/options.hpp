@@ -18,6 +18,7 @@ struct Options {
   bool launched = false;           // started by `rdsm run` (RDSM_NODES set)
   std::string node_fds;            // RDSM_NODE_FDS: memfd of every node, comma separated
   std::string protocol = "async";  // RDSM_PROTOCOL
+  std::string axes;                // RDSM_AXES: per-axis overrides of the preset, "lock=atomic,..."
   std::string fabric = "shm";      // RDSM_FABRIC
   HandlerMode handler = HandlerMode::interrupt;  // RDSM_HANDLER=interrupt|poll
   size_t region_bytes = size_t(128) << 20;       // RDSM_REGION_SIZE (accepts K/M/G suffixes)

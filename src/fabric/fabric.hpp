@@ -109,11 +109,13 @@ class Fabric {
   virtual void poll() = 0;
   // True on the thread that is running a handler right now.
   virtual bool in_handler() const = 0;
-  // True if put/get/cas/fetch_add, send and wait are async-signal-safe in
-  // the current delivery mode (no allocation, no locks a signal could
-  // interrupt, no handlers run inside wait), so the fault path may use them
-  // straight from the SIGSEGV handler instead of handing the fault over to
-  // a thread.
+  // Whether operations are async-signal-safe right now (no allocation, no
+  // locks a signal could interrupt, no handlers run inside wait), so that
+  // the fault path may use them straight from the SIGSEGV handler instead
+  // of handing the fault over to a thread:
+  //   one_sided_signal_safe: put, get, cas, fetch_add, atomic_load, flush;
+  //   signal_safe:           those and send, sendv, wait.
+  virtual bool one_sided_signal_safe() const { return false; }
   virtual bool signal_safe() const { return false; }
 
   // ---- job-level ---------------------------------------------------------

@@ -390,7 +390,9 @@ void ShmFabric::deliver(NodeId src, MsgType type, const void *data, size_t len) 
     InHandler mark;
     h(Message{src, type, len ? data : kEmpty, len});
   }
-  add(stats().handler_ns, now_ns() - t0);
+  uint64_t dt = now_ns() - t0;
+  add(stats().handler_ns, dt);
+  add(stats().handler_ns_by_type[type], dt);
 }
 
 // One round over the backlog and every inbound ring; returns the work done

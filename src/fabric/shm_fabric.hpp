@@ -67,6 +67,8 @@ class ShmFabric final : public Fabric {
   // atomics.  In poll mode wait() runs handlers, and without a handler thread
   // a sender facing a full ring moves messages to the heap: neither is
   // signal-safe.
+  // One-sided operations are loads, stores and atomics on shared mappings.
+  bool one_sided_signal_safe() const override { return true; }
   bool signal_safe() const override {
     return mode_ == HandlerMode::interrupt && delivering_.load(std::memory_order_acquire);
   }

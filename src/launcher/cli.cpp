@@ -21,7 +21,7 @@ constexpr long kMaxLocks = 1L << 24;
 const char *const kFabrics[] = {"shm"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
-enum class Flag { nodes, protocol, handler, fabric, placement, region_size, locks, stats, timeout, quiet, help };
+enum class Flag { nodes, protocol, axes, handler, fabric, placement, region_size, locks, stats, timeout, quiet, help };
 
 struct FlagSpec {
   Flag flag;
@@ -34,6 +34,7 @@ struct FlagSpec {
 const FlagSpec kFlags[] = {
     {Flag::nodes, "nodes", 'n', "N", "number of nodes (processes), 1..1024; required"},
     {Flag::protocol, "protocol", 0, "P", "coherence protocol (default async)"},
+    {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
     {Flag::fabric, "fabric", 0, "F", "transport between nodes (default shm)"},
     {Flag::placement, "placement", 0, "P", "default home placement: first-touch, block or cyclic"},
@@ -113,7 +114,7 @@ std::string quoted(const std::string &s) { return "'" + s + "'"; }
 RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
-  Setting protocol{{}, "RDSM_PROTOCOL"}, handler{{}, "RDSM_HANDLER"}, fabric{{}, "RDSM_FABRIC"},
+  Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, fabric{{}, "RDSM_FABRIC"},
       placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"};
   std::optional<std::string> stats_text, timeout_text;
   RunConfig cfg;
@@ -170,6 +171,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     switch (spec->flag) {
       case Flag::nodes: nodes_text = value; break;
       case Flag::protocol: protocol.flag_value = value; break;
+      case Flag::axes: axes.flag_value = value; break;
       case Flag::handler: handler.flag_value = value; break;
       case Flag::fabric: fabric.flag_value = value; break;
       case Flag::placement: placement.flag_value = value; break;
@@ -198,6 +200,13 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     cfg.protocol = *v;
   } else {
     cfg.protocol = defaults.protocol;
+  }
+
+  if (auto v = axes.value(&source, "axes")) {
+    ProtocolConfig probe = *find_protocol(cfg.protocol);
+    std::string error;
+    if (!apply_axes(probe, *v, error)) throw UsageError("--axes " + quoted(*v) + " (" + source + "): " + error);
+    cfg.axes = *v;
   }
 
   if (auto v = handler.value(&source, "handler")) {
@@ -337,7 +346,7 @@ std::string run_help() {
     else left += "  ";
     s += left + f.help + "\n";
   }
-  s += "\nprotocols: " + protocol_names() +
+  s += "\nprotocols: " + protocol_names() + "\naxes (for --axes): " + axes_help() +
        "\n"
        "\n"
        "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_HANDLER,\n"

@@ -12,6 +12,7 @@ namespace rdsm::launcher {
 struct RunConfig {
   int nodes = 0;
   std::string protocol;
+  std::string axes;  // per-axis overrides of the preset, empty for none
   std::string handler;    // "interrupt" or "poll"
   std::string fabric;
   std::string placement;  // "first-touch", "block" or "cyclic"

@@ -37,6 +37,7 @@ std::vector<std::string> node_environment(const RunConfig &cfg, int rank, const 
       {"RDSM_RANK", std::to_string(rank)},
       {"RDSM_NODE_FDS", node_fds},
       {"RDSM_PROTOCOL", cfg.protocol},
+      {"RDSM_AXES", cfg.axes},
       {"RDSM_FABRIC", cfg.fabric},
       {"RDSM_HANDLER", cfg.handler},
       {"RDSM_REGION_SIZE", std::to_string(cfg.region_bytes)},

@@ -87,6 +87,9 @@ std::string node_json(const NodeRecord &n) {
       {"barrier_wait", num(s.barrier_wait)},
       {"barrier_protocol", num(s.barrier_protocol)},
       {"handler", num(s.handler)},
+      {"handler_page", num(s.handler_page)},
+      {"handler_diff", num(s.handler_diff)},
+      {"handler_sync", num(s.handler_sync)},
       {"read_faults", num(s.read_faults)},
       {"write_faults", num(s.write_faults)},
       {"pages_fetched", num(s.pages_fetched)},
@@ -123,6 +126,7 @@ std::string stats_json(const RunConfig &cfg, const JobResult &result) {
   for (size_t i = 0; i < cfg.args.size(); ++i) args += (i ? ", " : "") + str(cfg.args[i]);
   member("args", args + "]");
   member("protocol", str(cfg.protocol));
+  member("axes", str(cfg.axes));
   member("handler", str(cfg.handler));
   member("fabric", str(cfg.fabric));
   member("placement", str(cfg.placement));

@@ -50,6 +50,21 @@ void preflight_region(const Options &opt) {
           "vm.max_map_count is %ld. Raise it (as root: sysctl -w vm.max_map_count=%ld) or use a smaller "
           "region (--region-size)",
           opt.region_bytes >> 20, pages, pages + kOtherMappings, limit, 2 * (pages + kOtherMappings));
+  // Every node may end up holding a copy of every page it touches.
+  long mem_kb = -1, swap_kb = 0;
+  if (FILE *f = fopen("/proc/meminfo", "r")) {
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+      sscanf(line, "MemTotal: %ld kB", &mem_kb);
+      sscanf(line, "SwapTotal: %ld kB", &swap_kb);
+    }
+    fclose(f);
+  }
+  if (opt.rank == 0 && mem_kb > 0 &&
+      (double)opt.region_bytes * opt.nodes > (double)(mem_kb + swap_kb) * 1024.0)
+    warn("a shared region of %zu MiB on %d nodes can hold up to %zu MiB of copies, more than the %ld MiB of "
+         "memory and swap here; a program that touches most of it will run out of memory",
+         opt.region_bytes >> 20, opt.nodes, (opt.region_bytes >> 20) * (size_t)opt.nodes, (mem_kb + swap_kb) >> 10);
   uintptr_t end = opt.region_base + opt.region_bytes;
   if (end < opt.region_base || end > 0x7ff000000000ull)
     fatal("the shared region [%#lx, %#lx) does not fit in the user address space; choose a lower "

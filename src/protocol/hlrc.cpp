@@ -51,6 +51,9 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   forget_floor_.assign(nodes_, 0);
 
   using fabric::Message;
+  for (auto t : {msg::kFetchRequest, msg::kFetchReply, msg::kHomeQuery, msg::kHomeReply})
+    stats().classify(t, HandlerWork::page);
+  for (auto t : {msg::kDiff, msg::kDiffAck}) stats().classify(t, HandlerWork::diff);
   f_.set_handler(msg::kFetchRequest, [this](const Message &m) { on_fetch_request(m); });
   f_.set_handler(msg::kFetchReply, [this](const Message &m) { on_fetch_reply(m); });
   f_.set_handler(msg::kDiff, [this](const Message &m) { on_diff(m); });
@@ -138,8 +141,12 @@ namespace {
 constexpr size_t kTwinReserve = 256;  // twins kept ready for the signal handler's fast path
 }
 
+// Keeps enough twins for the signal handler: at least kTwinReserve, and as
+// many as the busiest interval so far used, so a program that writes many
+// cached pages per interval does not fall back to the service thread.
 void Hlrc::refill_twin_pool() {
-  while (twin_pool_.size() < kTwinReserve && twin_pool_.size() < twin_pool_.capacity()) {
+  size_t want = std::min(std::max(kTwinReserve, twins_peak_), pages_);
+  while (twin_pool_.size() < want) {
     auto *t = static_cast<uint8_t *>(aligned_alloc(kPageBytes, kPageBytes));
     if (!t) fatal("out of memory for twins");
     twin_pool_.push_back(t);
@@ -160,6 +167,7 @@ void Hlrc::note_written(size_t page) {
 
 bool Hlrc::make_writable(size_t page, bool may_allocate) {
   if (home_[page] != self_) {
+    twins_in_interval_++;
     if (twin_pool_.empty()) {
       if (!may_allocate) return false;
       refill_twin_pool();
@@ -206,7 +214,11 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool may_allocate
 
 bool Hlrc::fault_in_signal(void *self, size_t page, bool write) {
   Hlrc *h = static_cast<Hlrc *>(self);
-  bool remote = h->f_.signal_safe();
+  // Remote work is allowed in the signal handler when every operation the
+  // fault may need is signal-safe: one-sided fetch and claim need only the
+  // one-sided operations; the others send and wait for messages.
+  bool one_sided = h->cfg_.fetch == FetchAxis::one_sided && h->cfg_.claim == HomeClaimAxis::cas;
+  bool remote = one_sided ? h->f_.one_sided_signal_safe() : h->f_.signal_safe();
   if (remote)
     h->mu_.lock();
   else if (!h->mu_.try_lock())
@@ -225,6 +237,8 @@ void Hlrc::on_fault(size_t page, bool write) {
 // Ends the open interval: write-protects what was written, sends the diffs
 // home, bumps the home versions of own pages and records the notices.
 void Hlrc::close_interval() {
+  twins_peak_ = std::max(twins_peak_, twins_in_interval_);
+  twins_in_interval_ = 0;
   if (written_count_ == 0) return;
   uint32_t id = open_interval();
   std::vector<uint32_t> written(written_list_.begin(), written_list_.begin() + written_count_);

@@ -152,6 +152,7 @@ class Hlrc {
   std::vector<uint32_t> written_list_;  // the same pages, in order; capacity = pages
   size_t written_count_ = 0;
   std::vector<uint8_t *> twin_pool_;  // capacity reserved for every page
+  size_t twins_in_interval_ = 0, twins_peak_ = 0;
 
   NoticeStore notices_;
   VClock last_barrier_vc_;    // merged clock of the latest barrier

@@ -30,9 +30,14 @@ sync::Bytes Hlrc::vc_bytes() const {
   return b;
 }
 
+// What a node does while it polls a remote word (atomic locks and barriers,
+// full notice rings): answer its peers' messages in poll mode (they may be
+// what the holder is waiting for) and take in pushed notices.
 std::function<void()> Hlrc::while_waiting() {
-  if (cfg_.notices != NoticeAxis::eager_push) return {};
-  return [this] { drain_notices(); };
+  return [this] {
+    f_.poll();
+    drain_notices();
+  };
 }
 
 void Hlrc::setup_notice_buffers() {
@@ -57,7 +62,7 @@ void Hlrc::publish_interval(uint32_t id, const std::vector<uint32_t> &pages) {
     auto fits = [&] { return ring_bytes_ - (head - f_.atomic_load(r, notice_seg_.id, ring + kTail)) >= rec.size(); };
     // A full ring empties when its reader acquires; meanwhile take in what
     // others push to this node, so that two writers never wait on each other.
-    if (!fits()) sync::backoff_until(fits, [this] { drain_notices(); });
+    if (!fits()) sync::backoff_until(fits, while_waiting());
     uint64_t at = head % ring_bytes_;
     size_t first = std::min<size_t>(rec.size(), ring_bytes_ - at);
     f_.put(r, notice_seg_.id, ring + kData + at, rec.data(), first);

@@ -40,3 +40,48 @@ std::string protocol_names() {
 }
 
 }  // namespace rdsm
+
+namespace rdsm {
+
+const char *axes_help() {
+  return "fetch=message|one-sided, claim=message|cas, diff=message|one-sided, lock=manager|atomic, "
+         "notices=lazy|eager, barrier=manager|atomic";
+}
+
+bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error) {
+  if (spec.empty()) return true;
+  size_t at = 0;
+  while (at <= spec.size()) {
+    size_t end = spec.find(',', at);
+    if (end == std::string::npos) end = spec.size();
+    std::string item = spec.substr(at, end - at);
+    size_t eq = item.find('=');
+    std::string axis = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    auto pick = [&](auto &field, const char *a, auto va, const char *b, auto vb) {
+      if (value == a) field = va;
+      else if (value == b) field = vb;
+      else {
+        error = "axis '" + axis + "' has no value '" + value + "'; use " + a + " or " + b;
+        return false;
+      }
+      return true;
+    };
+    bool ok;
+    if (axis == "fetch") ok = pick(cfg.fetch, "message", FetchAxis::message, "one-sided", FetchAxis::one_sided);
+    else if (axis == "claim") ok = pick(cfg.claim, "message", HomeClaimAxis::message, "cas", HomeClaimAxis::cas);
+    else if (axis == "diff") ok = pick(cfg.diff, "message", DiffAxis::message, "one-sided", DiffAxis::one_sided);
+    else if (axis == "lock") ok = pick(cfg.lock, "manager", LockAxis::manager, "atomic", LockAxis::atomic);
+    else if (axis == "notices") ok = pick(cfg.notices, "lazy", NoticeAxis::lazy, "eager", NoticeAxis::eager_push);
+    else if (axis == "barrier") ok = pick(cfg.barrier, "manager", BarrierAxis::manager, "atomic", BarrierAxis::atomic);
+    else {
+      error = "unknown protocol axis '" + axis + "'; axes are " + axes_help();
+      ok = false;
+    }
+    if (!ok) return false;
+    at = end + 1;
+  }
+  cfg.name += "+" + spec;
+  return true;
+}
+
+}  // namespace rdsm

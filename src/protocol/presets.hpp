@@ -32,4 +32,13 @@ const ProtocolConfig *find_protocol(const std::string &name);
 // "async, ardmar, ..." for error messages and --help.
 std::string protocol_names();
 
+// Applies axis choices to a preset: "lock=atomic,barrier=atomic" (axes:
+// fetch=message|one-sided, claim=message|cas, diff=message|one-sided,
+// lock=manager|atomic, notices=lazy|eager, barrier=manager|atomic).  The
+// name becomes "preset+axis=value,...".  Returns false and sets `error` on
+// an unknown axis or value.
+bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error);
+// Every axis and its values, for messages and --help.
+const char *axes_help();
+
 }  // namespace rdsm

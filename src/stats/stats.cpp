@@ -13,6 +13,7 @@ void Stats::reset() {
                      &messages_sent, &message_bytes, &one_sided_ops, &invalidations, &lock_acquires,
                      &barriers})
     c->store(0, std::memory_order_relaxed);
+  for (Counter &c : handler_ns_by_type) c.store(0, std::memory_order_relaxed);
   start_ns.store(now_ns(), std::memory_order_relaxed);
 }
 
@@ -26,6 +27,14 @@ rdsm_stats Stats::snapshot() const {
   s.barrier_wait = ns_to_s(ld(barrier_wait_ns));
   s.barrier_protocol = ns_to_s(ld(barrier_protocol_ns));
   s.handler = ns_to_s(ld(handler_ns));
+  for (int t = 0; t < kStatsMsgTypes; ++t) {
+    double v = ns_to_s(ld(handler_ns_by_type[t]));
+    switch ((HandlerWork)work_of_type[t].load(std::memory_order_relaxed)) {
+      case HandlerWork::page: s.handler_page += v; break;
+      case HandlerWork::diff: s.handler_diff += v; break;
+      default: s.handler_sync += v; break;
+    }
+  }
   double busy = s.data_wait + s.lock_wait + s.barrier_wait + s.barrier_protocol;
   s.compute = s.total > busy ? s.total - busy : 0.0;
   s.read_faults = ld(read_faults);

@@ -10,8 +10,18 @@
 
 namespace rdsm {
 
+// What a message handler was doing, for the breakdown of handler time
+// (seed 000 Figure 12): serving pages, applying diffs, or synchronisation.
+enum class HandlerWork : uint8_t { sync = 0, page = 1, diff = 2 };
+constexpr int kStatsMsgTypes = 64;
+
 struct Stats {
   using Counter = std::atomic<uint64_t>;
+  // handler time per message type, and what each type is (set by the layer
+  // that owns the type; unset types count as sync)
+  Counter handler_ns_by_type[kStatsMsgTypes] = {};
+  std::atomic<uint8_t> work_of_type[kStatsMsgTypes] = {};
+  void classify(int type, HandlerWork w) { work_of_type[type].store((uint8_t)w, std::memory_order_relaxed); }
   // time (ns)
   Counter data_wait_ns{0}, lock_wait_ns{0}, barrier_wait_ns{0}, barrier_protocol_ns{0}, handler_ns{0};
   // events

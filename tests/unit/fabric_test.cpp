@@ -591,7 +591,7 @@ TEST_P(ShmFabricMessages, PollDeliversWithoutWaiting) {
 TEST(ShmFabricModes, SignalSafeOnlyWithHandlerThread) {
   for (HandlerMode mode : {HandlerMode::interrupt, HandlerMode::poll}) {
     expect_all_ok(run_nodes(1, mode, [mode](ShmFabric &f) {
-      NODE_CHECK(!f.signal_safe());
+      NODE_CHECK(!f.signal_safe() && f.one_sided_signal_safe());
       f.start();
       NODE_CHECK(f.signal_safe() == (mode == HandlerMode::interrupt));
       NODE_CHECK(f.handler_mode() == mode && !strcmp(f.name(), "shm") && f.nodes() == 1 && f.rank() == 0);

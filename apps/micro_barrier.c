@@ -1,0 +1,111 @@
+/* Barrier micro-benchmark: microseconds per empty rdsm_barrier().
+ *
+ * After a few warm-up barriers every node times ROUNDS barriers with no
+ * shared-memory work between them, so each barrier carries no write notices
+ * and the figure is the synchronisation itself: arrival, the departure
+ * message or the atomic counter, and waking up.  Reported: node 0's loop
+ * time / ROUNDS, the largest over the nodes, and each node's figure.  PASS
+ * when every node completed the loop and counted ROUNDS barriers.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/app_util.h"
+#include "rdsm.h"
+
+static const char *kUsage = "[--rounds R] [--json FILE]\n"
+                            "  every node calls rdsm_barrier() R times (default 10000) with nothing in between;\n"
+                            "  reports microseconds per barrier (node 0 and the largest over the nodes).";
+
+enum { kWarmup = 16 };
+
+typedef struct node_result {
+  double seconds;
+  rdsm_stats stats;
+} node_result;
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "micro_barrier";
+  long long rounds = 10000;
+  const char *json = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *opt = argv[i];
+    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
+    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
+    const char *val = argv[++i];
+    if (!strcmp(opt, "--rounds")) {
+      if (app_parse_i64(val, 1, 100000000, &rounds)) app_usage_exit(prog, kUsage, "--rounds: bad count '%s'", val);
+    } else if (!strcmp(opt, "--json")) {
+      json = val;
+    } else {
+      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+    }
+  }
+  const int me = rdsm_rank(), nodes = rdsm_nodes();
+
+  app_verdict verdict = app_verdict_create();
+  node_result *results = (node_result *)rdsm_malloc_all(sizeof(node_result) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+
+  for (int w = 0; w < kWarmup; ++w) rdsm_barrier();
+  rdsm_reset_stats();
+  double t0 = rdsm_wtime();
+  for (long long r = 0; r < rounds; ++r) rdsm_barrier();
+  double seconds = rdsm_wtime() - t0;
+  rdsm_stats st;
+  rdsm_get_stats(&st);
+  /* Written after the loop: the loop's barriers carry no notices. */
+  results[me].seconds = seconds;
+  results[me].stats = st;
+  int local_ok = st.barriers == (uint64_t)rounds;
+  int all_ok = app_verdict_gather(verdict, local_ok);
+
+  int pass = 0;
+  if (me == 0) {
+    pass = all_ok;
+    double us0 = results[0].seconds * 1e6 / (double)rounds, us_max = 0, us_mean = 0;
+    for (int q = 0; q < nodes; ++q) {
+      double us = results[q].seconds * 1e6 / (double)rounds;
+      if (us > us_max) us_max = us;
+      us_mean += us;
+    }
+    us_mean /= nodes;
+    if (pass)
+      printf("PASS micro_barrier: %d nodes x %lld barriers, protocol %s: node 0 %.3f us per barrier, max %.3f us, "
+             "mean %.3f us\n",
+             nodes, rounds, rdsm_protocol_name(), us0, us_max, us_mean);
+    else
+      printf("FAIL micro_barrier: %d nodes x %lld barriers, protocol %s: some node counted a different number of "
+             "barriers\n",
+             nodes, rounds, rdsm_protocol_name());
+    for (int q = 0; q < nodes; ++q)
+      printf("  node %d: %.3f us per barrier, barriers %llu, barrier_wait %.6f s, barrier_protocol %.6f s, "
+             "messages %llu, one_sided_ops %llu\n",
+             q, results[q].seconds * 1e6 / (double)rounds, (unsigned long long)results[q].stats.barriers,
+             results[q].stats.barrier_wait, results[q].stats.barrier_protocol,
+             (unsigned long long)results[q].stats.messages_sent, (unsigned long long)results[q].stats.one_sided_ops);
+    fflush(stdout);
+    if (json) {
+      FILE *f = app_json_open(prog, json);
+      if (f) {
+        fprintf(f,
+                "{\"program\": \"micro_barrier\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"rounds\": %lld, "
+                "\"node0_us\": %.6f, \"max_us\": %.6f, \"mean_us\": %.6f, \"node_us\": [",
+                pass ? "true" : "false", nodes, rdsm_protocol_name(), rounds, us0, us_max, us_mean);
+        for (int q = 0; q < nodes; ++q) fprintf(f, "%s%.6f", q ? ", " : "", results[q].seconds * 1e6 / (double)rounds);
+        fprintf(f, "], \"stats\": [");
+        for (int q = 0; q < nodes; ++q) {
+          if (q) fprintf(f, ", ");
+          app_json_stats(f, &results[q].stats);
+        }
+        fprintf(f, "]}\n");
+        fclose(f);
+      }
+    }
+  }
+  int status = app_verdict_publish(verdict, pass);
+  rdsm_finalize();
+  return status;
+}

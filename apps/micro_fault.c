@@ -1,0 +1,215 @@
+/* Page fault micro-benchmark: the cost of one fault of each kind, measured
+ * on node 1 while every other node waits in a barrier.
+ *
+ *  read   node 0 homes PAGES pages and writes one word of each; node 1 reads
+ *         one word of each: a read fault that fetches the page from node 0
+ *         (the micro_page figure with a single reader).
+ *  twin   node 1 now holds those pages valid and read-only; it writes one
+ *         byte of each: a write fault on a cached copy, which makes the twin
+ *         (a copy of the page kept to compute the diff at the release) and
+ *         opens the page for writing.  No fetch.
+ *  home   node 1 homes PAGES pages of its own (RDSM_PLACE_LOCAL) and writes
+ *         each once; the barrier that follows write-protects them again (so
+ *         that the next interval's writes are noticed); node 1 then writes one
+ *         byte of each: a write fault on a home page, with neither fetch nor
+ *         twin.
+ *
+ * Each figure is loop time / PAGES; the median of the individually timed
+ * faults is given next to it.  The counters of each phase (rdsm_get_stats
+ * after rdsm_reset_stats) show what was measured: read has PAGES read faults
+ * and fetches, twin PAGES write faults and twins and no fetch, home PAGES
+ * write faults and no twin.  A phase whose counters differ is reported (the
+ * figure then measures something else) but does not fail the run; the run
+ * fails if any value read or written is wrong.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/app_util.h"
+#include "rdsm.h"
+
+static const char *kUsage = "[--pages P] [--json FILE]\n"
+                            "  node 1 takes P (default 1024) faults of each kind: read (fetch from node 0),\n"
+                            "  write on a valid copy homed at node 0 (twin), write on its own home page;\n"
+                            "  reports microseconds per fault.  Needs at least 2 nodes.";
+
+enum { kRead, kTwin, kHome, kPhases };
+static const char *const kPhaseName[kPhases] = {"read", "twin", "home"};
+
+typedef struct phase_result {
+  double seconds;    /* the whole loop */
+  double median_us;  /* of the individually timed faults */
+  rdsm_stats stats;
+} phase_result;
+
+typedef struct shared_result {
+  phase_result phase[kPhases];
+  uint64_t bad_reads;  /* node 1: words that did not hold what node 0 wrote */
+  uint64_t bad_home;   /* node 1: own home bytes that lost a write */
+} shared_result;
+
+/* What node 0 writes into word 0 of page i: never 0. */
+static uint64_t page_tag(long i) { return (uint64_t)i * 2654435761u + 1; }
+/* Where node 1 writes in page i (past word 0), and what. */
+static size_t write_offset(long i, size_t psz) { return sizeof(uint64_t) + ((size_t)i * 61) % (psz - sizeof(uint64_t)); }
+static uint8_t write_byte(long i) { return (uint8_t)(0x80 | (i % 127)); }
+
+/* One access to page i of base; counts a wrong value in *bad. */
+typedef void (*page_op)(uint8_t *base, long i, size_t psz, uint64_t *bad);
+
+static void op_read(uint8_t *base, long i, size_t psz, uint64_t *bad) {
+  *bad += *(volatile uint64_t *)(base + (size_t)i * psz) != page_tag(i);
+}
+static void op_write(uint8_t *base, long i, size_t psz, uint64_t *bad) {
+  (void)bad;
+  *(volatile uint8_t *)(base + (size_t)i * psz + write_offset(i, psz)) = write_byte(i);
+}
+
+/* Runs fn over every page, timing the loop as a whole and each access (whose
+ * median goes to r), with the counters of just this loop.  tmp holds pages
+ * doubles. */
+static void time_pages(phase_result *r, page_op fn, uint8_t *base, long pages, size_t psz, double *tmp,
+                       uint64_t *bad) {
+  rdsm_reset_stats();
+  double t0 = rdsm_wtime(), prev = t0;
+  for (long i = 0; i < pages; ++i) {
+    fn(base, i, psz, bad);
+    double now = rdsm_wtime();
+    tmp[i] = (now - prev) * 1e6;
+    prev = now;
+  }
+  r->seconds = prev - t0;
+  rdsm_get_stats(&r->stats);
+  r->median_us = app_median(tmp, (size_t)pages);
+}
+
+/* Whether a phase's counters show PAGES faults of the kind it is named for. */
+static int counters_as_expected(int phase, const rdsm_stats *s, uint64_t pages) {
+  switch (phase) {
+    case kRead: return s->read_faults == pages && s->pages_fetched == pages && s->write_faults == 0;
+    case kTwin: return s->write_faults == pages && s->twins == pages && s->pages_fetched == 0 && s->read_faults == 0;
+    default: return s->write_faults == pages && s->twins == 0 && s->pages_fetched == 0 && s->read_faults == 0;
+  }
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "micro_fault";
+  long long pages = 1024;
+  const char *json = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *opt = argv[i];
+    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
+    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
+    const char *val = argv[++i];
+    if (!strcmp(opt, "--pages")) {
+      if (app_parse_i64(val, 1, 1 << 20, &pages)) app_usage_exit(prog, kUsage, "--pages: bad count '%s'", val);
+    } else if (!strcmp(opt, "--json")) {
+      json = val;
+    } else {
+      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+    }
+  }
+  const int me = rdsm_rank(), nodes = rdsm_nodes();
+  if (nodes < 2) app_usage_exit(prog, kUsage, "needs at least 2 nodes (run it with rdsm run -n 2 or more)");
+  const size_t psz = rdsm_page_size();
+
+  app_verdict verdict = app_verdict_create();
+  shared_result *res = (shared_result *)rdsm_malloc_all(sizeof(shared_result), RDSM_PLACE_DEFAULT);
+  double *tmp = (double *)malloc(sizeof(double) * (size_t)pages);
+  int local_ok = tmp != NULL;
+  if (!tmp) fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
+  shared_result mine;
+  memset(&mine, 0, sizeof mine);
+
+  if (me == 0) {
+    uint8_t *p = (uint8_t *)rdsm_malloc_placed((size_t)pages * psz, RDSM_PLACE_LOCAL);
+    for (long i = 0; i < pages; ++i) *(uint64_t *)(p + (size_t)i * psz) = page_tag(i);
+    rdsm_publish_root(0, p);
+  }
+  /* Node 1's own pages, written once so that they are homed and valid. */
+  uint8_t *own = NULL;
+  if (me == 1) {
+    own = (uint8_t *)rdsm_malloc_placed((size_t)pages * psz, RDSM_PLACE_LOCAL);
+    for (long i = 0; i < pages; ++i) own[(size_t)i * psz] = 1;
+  }
+  rdsm_barrier();
+  uint8_t *remote = (uint8_t *)rdsm_root(0);
+
+  /* read faults (fetches) */
+  if (me == 1 && tmp) time_pages(&mine.phase[kRead], op_read, remote, pages, psz, tmp, &mine.bad_reads);
+  rdsm_barrier();
+  /* write faults on valid copies (twins) */
+  if (me == 1 && tmp) time_pages(&mine.phase[kTwin], op_write, remote, pages, psz, tmp, &mine.bad_reads);
+  rdsm_barrier();
+  /* write faults on own home pages, write-protected by the barrier above */
+  if (me == 1 && tmp) {
+    time_pages(&mine.phase[kHome], op_write, own, pages, psz, tmp, &mine.bad_home);
+    for (long i = 0; i < pages; ++i) {
+      const uint8_t *pg = own + (size_t)i * psz;
+      mine.bad_home += pg[0] != 1 || pg[write_offset(i, psz)] != write_byte(i);
+    }
+  }
+  if (me == 1) *res = mine;
+  free(tmp);
+  int all_ok = app_verdict_gather(verdict, local_ok);
+
+  int pass = 0;
+  if (me == 0) {
+    /* The twin phase's writes reached their home (this node) by now. */
+    uint64_t bad_home_copy = 0;
+    for (long i = 0; i < pages; ++i) {
+      const uint8_t *pg = remote + (size_t)i * psz;
+      bad_home_copy += *(const uint64_t *)pg != page_tag(i) || pg[write_offset(i, psz)] != write_byte(i);
+    }
+    const shared_result *r = res;
+    pass = all_ok && r->bad_reads == 0 && r->bad_home == 0 && bad_home_copy == 0;
+    double us[kPhases];
+    int as_expected[kPhases];
+    for (int ph = 0; ph < kPhases; ++ph) {
+      us[ph] = r->phase[ph].seconds * 1e6 / (double)pages;
+      as_expected[ph] = counters_as_expected(ph, &r->phase[ph].stats, (uint64_t)pages);
+    }
+    if (pass)
+      printf("PASS micro_fault: %lld pages, protocol %s, node 1: read fault (fetch) %.3f us, write fault with twin "
+             "%.3f us, write fault on home page %.3f us\n",
+             pages, rdsm_protocol_name(), us[kRead], us[kTwin], us[kHome]);
+    else
+      printf("FAIL micro_fault: %lld pages, protocol %s: %llu bad reads at node 1, %llu bad bytes in node 1's own "
+             "pages, %llu pages at node 0 without node 1's write%s\n",
+             pages, rdsm_protocol_name(), (unsigned long long)r->bad_reads, (unsigned long long)r->bad_home,
+             (unsigned long long)bad_home_copy, all_ok ? "" : ", a node ran out of memory");
+    for (int ph = 0; ph < kPhases; ++ph) {
+      const rdsm_stats *s = &r->phase[ph].stats;
+      printf("  %-4s %.3f us per fault (median %.3f): read_faults %llu write_faults %llu pages_fetched %llu twins %llu "
+             "messages %llu one_sided_ops %llu%s\n",
+             kPhaseName[ph], us[ph], r->phase[ph].median_us, (unsigned long long)s->read_faults,
+             (unsigned long long)s->write_faults, (unsigned long long)s->pages_fetched, (unsigned long long)s->twins,
+             (unsigned long long)s->messages_sent, (unsigned long long)s->one_sided_ops,
+             as_expected[ph] ? "" : "  [counters not as expected: the figure measures something else]");
+    }
+    fflush(stdout);
+    if (json) {
+      FILE *f = app_json_open(prog, json);
+      if (f) {
+        fprintf(f,
+                "{\"program\": \"micro_fault\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"pages\": %lld, "
+                "\"page_size\": %zu",
+                pass ? "true" : "false", nodes, rdsm_protocol_name(), pages, psz);
+        for (int ph = 0; ph < kPhases; ++ph) {
+          fprintf(f, ", \"%s_us\": %.6f, \"%s_median_us\": %.6f, \"%s_counters_as_expected\": %s, \"%s_stats\": ",
+                  kPhaseName[ph], us[ph], kPhaseName[ph], r->phase[ph].median_us, kPhaseName[ph],
+                  as_expected[ph] ? "true" : "false", kPhaseName[ph]);
+          app_json_stats(f, &r->phase[ph].stats);
+        }
+        fprintf(f, "}\n");
+        fclose(f);
+      }
+    }
+  }
+  int status = app_verdict_publish(verdict, pass);
+  rdsm_finalize();
+  return status;
+}

@@ -1,0 +1,232 @@
+/* Lock micro-benchmark: microseconds per rdsm_lock + rdsm_unlock.
+ *
+ * Three phases, each on its own lock id.  Every id is chosen so that
+ * id mod nodes == 1: its manager is node 1, a remote node for node 0.
+ *
+ *  uncontended  node 0 takes and releases the lock COUNT times while every
+ *               other node waits in a barrier.  With manager-based locks
+ *               only the first acquire leaves node 0 (the token stays with
+ *               the last holder), so the first acquire is reported on its
+ *               own next to the mean.
+ *  hand-off     nodes 0 and 1 take the lock strictly in turn, HANDOFFS
+ *               turns each: a shared turn variable, read and written under
+ *               the lock, says whose turn it is; a node that finds it is not
+ *               its turn releases the lock, yields the processor and tries
+ *               again.  Every turn is
+ *               therefore an acquire of a lock the other node just released,
+ *               together with the page holding the turn variable.  Reported
+ *               as total time / (2 x HANDOFFS).
+ *  contended    every node takes the lock COUNT times and increments a
+ *               counter under it.  Reported per node (its loop time / COUNT,
+ *               what one acquire + release costs a node under contention)
+ *               and for the job (slowest loop / (nodes x COUNT), the time the
+ *               lock is busy per critical section).  The counter must end at
+ *               nodes x COUNT and the hand-off turn count at 2 x HANDOFFS.
+ */
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/app_util.h"
+#include "rdsm.h"
+
+static const char *kUsage = "[--count K] [--handoffs H] [--json FILE]\n"
+                            "  uncontended: node 0 takes a lock managed by node 1 K times (default 10000);\n"
+                            "  hand-off: nodes 0 and 1 take one lock strictly in turn, H turns each (default K);\n"
+                            "  contended: every node takes one lock K times and increments a shared counter.\n"
+                            "  Reports microseconds per acquire + release.  Needs at least 2 nodes.";
+
+/* What one node measured; written into shared memory, read by node 0. */
+typedef struct node_result {
+  double uncontended_seconds; /* node 0: the whole loop */
+  double first_acquire_seconds; /* node 0: the first rdsm_lock of the loop */
+  double handoff_seconds;     /* nodes 0 and 1: the hand-off loop */
+  uint64_t handoff_attempts;  /* acquires taken, including those that found the other node's turn */
+  double contended_seconds;   /* every node: the contended loop */
+  rdsm_stats uncontended_stats, handoff_stats, contended_stats;
+} node_result;
+
+/* Shared state of the hand-off phase: one page of its own. */
+typedef struct handoff_state {
+  int32_t turn;    /* 0 or 1: the node whose turn it is */
+  int32_t pad;
+  int64_t turns;   /* turns taken by either node */
+} handoff_state;
+
+static void json_phase_stats(FILE *f, const char *name, const node_result *r, int nodes, size_t offset) {
+  fprintf(f, "\"%s\": [", name);
+  for (int q = 0; q < nodes; ++q) {
+    if (q) fprintf(f, ", ");
+    app_json_stats(f, (const rdsm_stats *)((const char *)&r[q] + offset));
+  }
+  fprintf(f, "]");
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "micro_lock";
+  long long count = 10000, handoffs = -1;
+  const char *json = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *opt = argv[i];
+    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
+    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
+    const char *val = argv[++i];
+    if (!strcmp(opt, "--count")) {
+      if (app_parse_i64(val, 1, 100000000, &count)) app_usage_exit(prog, kUsage, "--count: bad count '%s'", val);
+    } else if (!strcmp(opt, "--handoffs")) {
+      if (app_parse_i64(val, 1, 100000000, &handoffs))
+        app_usage_exit(prog, kUsage, "--handoffs: bad count '%s'", val);
+    } else if (!strcmp(opt, "--json")) {
+      json = val;
+    } else {
+      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+    }
+  }
+  if (handoffs < 0) handoffs = count;
+  const int me = rdsm_rank(), nodes = rdsm_nodes();
+  if (nodes < 2) app_usage_exit(prog, kUsage, "needs at least 2 nodes (run it with rdsm run -n 2 or more)");
+  /* Managed by node 1 (manager = id mod nodes), one id per phase. */
+  const int lock_uncontended = 1, lock_handoff = 1 + nodes, lock_contended = 1 + 2 * nodes;
+  if (lock_contended >= rdsm_lock_count())
+    app_usage_exit(prog, kUsage, "needs lock ids up to %d; the job has %d (rdsm run --locks)", lock_contended,
+                   rdsm_lock_count());
+  const size_t psz = rdsm_page_size();
+
+  app_verdict verdict = app_verdict_create();
+  node_result *results = (node_result *)rdsm_malloc_all(sizeof(node_result) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+  volatile handoff_state *hs = (volatile handoff_state *)rdsm_malloc_all(psz, RDSM_PLACE_DEFAULT);
+  volatile int64_t *counter = (volatile int64_t *)rdsm_malloc_all(psz, RDSM_PLACE_DEFAULT);
+  node_result mine;
+  memset(&mine, 0, sizeof mine);
+
+  /* ---- uncontended: node 0 alone, the others in the barrier ---- */
+  rdsm_barrier();
+  if (me == 0) {
+    rdsm_reset_stats();
+    double t0 = rdsm_wtime();
+    rdsm_lock(lock_uncontended);
+    double t1 = rdsm_wtime();
+    rdsm_unlock(lock_uncontended);
+    for (long long k = 1; k < count; ++k) {
+      rdsm_lock(lock_uncontended);
+      rdsm_unlock(lock_uncontended);
+    }
+    mine.uncontended_seconds = rdsm_wtime() - t0;
+    mine.first_acquire_seconds = t1 - t0;
+    rdsm_get_stats(&mine.uncontended_stats);
+  }
+  rdsm_barrier();
+
+  /* ---- hand-off: nodes 0 and 1 in strict alternation ---- */
+  rdsm_reset_stats();
+  if (me <= 1) {
+    uint64_t attempts = 0;
+    double t0 = rdsm_wtime();
+    for (long long done = 0; done < handoffs;) {
+      rdsm_lock(lock_handoff);
+      ++attempts;
+      int mine_now = hs->turn == me;
+      if (mine_now) {
+        hs->turn = 1 - me;
+        hs->turns = hs->turns + 1;
+        ++done;
+      }
+      rdsm_unlock(lock_handoff);
+      if (!mine_now) sched_yield(); /* let the other node run when nodes share a core */
+    }
+    mine.handoff_seconds = rdsm_wtime() - t0;
+    mine.handoff_attempts = attempts;
+  }
+  rdsm_get_stats(&mine.handoff_stats);
+  rdsm_barrier();
+
+  /* ---- contended: everyone, one lock ---- */
+  rdsm_reset_stats();
+  {
+    double t0 = rdsm_wtime();
+    for (long long k = 0; k < count; ++k) {
+      rdsm_lock(lock_contended);
+      *counter = *counter + 1;
+      rdsm_unlock(lock_contended);
+    }
+    mine.contended_seconds = rdsm_wtime() - t0;
+  }
+  rdsm_get_stats(&mine.contended_stats);
+  results[me] = mine;
+  rdsm_barrier();
+
+  int pass = 0;
+  if (me == 0) {
+    int64_t got_counter = *counter, got_turns = hs->turns;
+    int32_t got_turn = hs->turn;
+    int64_t want_counter = (int64_t)nodes * count, want_turns = 2 * handoffs;
+    pass = got_counter == want_counter && got_turns == want_turns && got_turn == 0;
+    const node_result *r0 = &results[0];
+    double unc_us = r0->uncontended_seconds * 1e6 / (double)count;
+    double first_us = r0->first_acquire_seconds * 1e6;
+    /* Mean of the acquires after the first: the cost of re-taking a lock
+     * this node released last (0 when count is 1). */
+    double rest_us = count > 1 ? (r0->uncontended_seconds - r0->first_acquire_seconds) * 1e6 / (double)(count - 1) : 0;
+    double handoff_wall = results[0].handoff_seconds > results[1].handoff_seconds ? results[0].handoff_seconds
+                                                                                  : results[1].handoff_seconds;
+    double handoff_us = handoff_wall * 1e6 / (double)(2 * handoffs);
+    uint64_t attempts = results[0].handoff_attempts + results[1].handoff_attempts;
+    double cont_max = 0, cont_mean_us = 0;
+    for (int q = 0; q < nodes; ++q) {
+      if (results[q].contended_seconds > cont_max) cont_max = results[q].contended_seconds;
+      cont_mean_us += results[q].contended_seconds * 1e6 / (double)count;
+    }
+    cont_mean_us /= nodes;
+    double cont_serial_us = cont_max * 1e6 / ((double)nodes * (double)count);
+    if (pass)
+      printf("PASS micro_lock: %d nodes, protocol %s: uncontended %.3f us per acquire+release (first %.3f us, "
+             "then %.3f us), hand-off %.3f us, contended %.3f us per node (%.3f us per critical section)\n",
+             nodes, rdsm_protocol_name(), unc_us, first_us, rest_us, handoff_us, cont_mean_us, cont_serial_us);
+    else
+      printf("FAIL micro_lock: %d nodes, protocol %s: counter %lld (expected %lld), hand-off turns %lld "
+             "(expected %lld), final turn %d (expected 0)\n",
+             nodes, rdsm_protocol_name(), (long long)got_counter, (long long)want_counter, (long long)got_turns,
+             (long long)want_turns, got_turn);
+    printf("  uncontended: lock %d (manager node %d), %lld acquires by node 0, lock_acquires %llu, messages %llu, "
+           "one_sided_ops %llu\n",
+           lock_uncontended, lock_uncontended % nodes, count,
+           (unsigned long long)r0->uncontended_stats.lock_acquires,
+           (unsigned long long)r0->uncontended_stats.messages_sent,
+           (unsigned long long)r0->uncontended_stats.one_sided_ops);
+    printf("  hand-off: lock %d, %lld turns each for nodes 0 and 1, %llu acquires in all (%.3f per turn)\n",
+           lock_handoff, handoffs, (unsigned long long)attempts, (double)attempts / (double)(2 * handoffs));
+    for (int q = 0; q < nodes; ++q)
+      printf("  contended node %d: %.3f us per acquire+release, lock_wait %.6f s\n", q,
+             results[q].contended_seconds * 1e6 / (double)count, results[q].contended_stats.lock_wait);
+    fflush(stdout);
+    if (json) {
+      FILE *f = app_json_open(prog, json);
+      if (f) {
+        fprintf(f,
+                "{\"program\": \"micro_lock\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"count\": %lld, "
+                "\"handoffs\": %lld, \"uncontended_us\": %.6f, \"uncontended_first_us\": %.6f, "
+                "\"uncontended_rest_us\": %.6f, \"handoff_us\": %.6f, \"handoff_attempts\": %llu, "
+                "\"contended_us\": %.6f, \"contended_serial_us\": %.6f, \"counter\": %lld, \"contended_node_us\": [",
+                pass ? "true" : "false", nodes, rdsm_protocol_name(), count, handoffs, unc_us, first_us, rest_us,
+                handoff_us, (unsigned long long)attempts, cont_mean_us, cont_serial_us, (long long)got_counter);
+        for (int q = 0; q < nodes; ++q)
+          fprintf(f, "%s%.6f", q ? ", " : "", results[q].contended_seconds * 1e6 / (double)count);
+        fprintf(f, "], ");
+        json_phase_stats(f, "uncontended_stats", results, nodes, offsetof(node_result, uncontended_stats));
+        fprintf(f, ", ");
+        json_phase_stats(f, "handoff_stats", results, nodes, offsetof(node_result, handoff_stats));
+        fprintf(f, ", ");
+        json_phase_stats(f, "contended_stats", results, nodes, offsetof(node_result, contended_stats));
+        fprintf(f, "}\n");
+        fclose(f);
+      }
+    }
+  }
+  int status = app_verdict_publish(verdict, pass);
+  rdsm_finalize();
+  return status;
+}

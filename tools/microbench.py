@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Runs the rdsm micro-benchmarks for every protocol preset and prints one
+table with the presets as columns.
+
+Every program (micro_page, micro_diff, micro_lock, micro_barrier,
+micro_fault) is run --repeat times per preset through `rdsm run --quiet
+--timeout 120`; each figure in the table is the median over those runs.
+The repetitions are the outer loop, so a burst of load from elsewhere on the
+machine touches every preset rather than one.  --json FILE keeps every raw
+result next to the medians.
+
+A run that fails (non-zero exit, timeout, FAIL verdict, no result) is
+reported with the program, preset and node count, its cell in the table
+shows FAIL, and the script exits non-zero after printing everything else.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+KNOWN_PROTOCOLS = ["async", "ardmar", "draw", "newgen", "genima"]
+LAUNCH_TIMEOUT = 120  # seconds, passed to rdsm run --timeout
+WAIT_SLACK = 30       # extra seconds before this script gives up on a launcher
+
+
+# ---- what is run ---------------------------------------------------------
+
+class Run:
+    """One program invocation per preset (and per repetition)."""
+
+    def __init__(self, key, program, nodes, args, quick_args, handler="interrupt", only=None):
+        self.key = key
+        self.program = program
+        self.nodes = nodes
+        self.args = args
+        self.quick_args = quick_args
+        self.handler = handler
+        self.only = only  # None: every preset; else the presets it runs for
+
+    def applies_to(self, preset):
+        return self.only is None or preset in self.only
+
+    def describe(self, preset):
+        return "%s, preset %s, %d nodes, handler %s" % (self.program, preset, self.nodes, self.handler)
+
+
+def runs():
+    page_q = ["--pages", "64"]
+    r = []
+    for n in (2, 3, 4):
+        r.append(Run("page.n%d" % n, "micro_page", n, [], page_q))
+    for n in (2, 3, 4):
+        r.append(Run("page.poll.n%d" % n, "micro_page", n, [], page_q, handler="poll", only=["async"]))
+    for size in ("small", "large"):
+        r.append(Run("diff." + size, "micro_diff", 2, ["--size", size], ["--size", size, "--pages", "64"]))
+    lock_q = ["--count", "200"]
+    r.append(Run("lock.n2", "micro_lock", 2, [], lock_q))
+    r.append(Run("lock.n4", "micro_lock", 4, [], lock_q))
+    for n in (2, 4):
+        r.append(Run("barrier.n%d" % n, "micro_barrier", n, [], ["--rounds", "200"]))
+    r.append(Run("fault", "micro_fault", 2, [], ["--pages", "64"]))
+    return r
+
+
+def get(*path, scale=1.0):
+    """Extractor: the number at path in a program's JSON result, scaled."""
+
+    def extract(res):
+        v = res
+        for p in path:
+            v = v[p]
+        return float(v) * scale
+
+    return extract
+
+
+class Figure:
+    """One table row: a number taken from the result of one Run."""
+
+    def __init__(self, key, label, unit, run_key, extract, group):
+        self.key = key
+        self.label = label
+        self.unit = unit
+        self.run_key = run_key
+        self.extract = extract
+        self.group = group
+
+
+def figures():
+    f = []
+    g = "page fetch (micro_page, all other nodes read from node 0)"
+    for n in (2, 3, 4):
+        f.append(Figure("page_fetch_us.n%d" % n, "fetch, %d nodes" % n, "us/page", "page.n%d" % n,
+                        get("mean_us_per_page"), g))
+    for n in (2, 3, 4):
+        f.append(Figure("page_fetch_us.poll.n%d" % n, "fetch, %d nodes, --handler poll" % n, "us/page",
+                        "page.poll.n%d" % n, get("mean_us_per_page"), g))
+    g = "diffs (micro_diff, 2 nodes, node 1 writes pages homed at node 0)"
+    for size in ("small", "large"):
+        f.append(Figure("diff_%s_writer_us" % size, "%s: compute at writer" % size, "us/page", "diff." + size,
+                        get("writer_diff_us_per_page"), g))
+        f.append(Figure("diff_%s_home_us" % size, "%s: apply at home (handler)" % size, "us/page", "diff." + size,
+                        get("home_apply_us_per_page"), g))
+    g = "handler time per node during micro_diff"
+    for size in ("small", "large"):
+        f.append(Figure("diff_%s_handler_ms.node0" % size, "%s: node 0 (home)" % size, "ms", "diff." + size,
+                        get("home_stats", "handler", scale=1e3), g))
+        f.append(Figure("diff_%s_handler_ms.node1" % size, "%s: node 1 (writer)" % size, "ms", "diff." + size,
+                        get("writer_stats", "handler", scale=1e3), g))
+    g = "locks (micro_lock; manager of the lock is node 1)"
+    f.append(Figure("lock_uncontended_us", "uncontended, node 0, mean", "us", "lock.n2", get("uncontended_us"), g))
+    f.append(Figure("lock_first_us", "uncontended, first (remote) acquire", "us", "lock.n2",
+                    get("uncontended_first_us"), g))
+    f.append(Figure("lock_handoff_us", "hand-off 0 <-> 1, per turn", "us", "lock.n2", get("handoff_us"), g))
+    f.append(Figure("lock_contended_us.n2", "contended, 2 nodes, per node", "us", "lock.n2", get("contended_us"), g))
+    f.append(Figure("lock_contended_us.n4", "contended, 4 nodes, per node", "us", "lock.n4", get("contended_us"), g))
+    g = "barriers (micro_barrier, empty)"
+    for n in (2, 4):
+        f.append(Figure("barrier_us.n%d" % n, "%d nodes, node 0" % n, "us", "barrier.n%d" % n, get("node0_us"), g))
+        f.append(Figure("barrier_max_us.n%d" % n, "%d nodes, max over nodes" % n, "us", "barrier.n%d" % n,
+                        get("max_us"), g))
+    g = "faults at node 1 (micro_fault, 2 nodes)"
+    f.append(Figure("fault_read_us", "read fault (fetch)", "us", "fault", get("read_us"), g))
+    f.append(Figure("fault_twin_us", "write fault, twin", "us", "fault", get("twin_us"), g))
+    f.append(Figure("fault_home_us", "write fault, home page", "us", "fault", get("home_us"), g))
+    return f
+
+
+# ---- running ---------------------------------------------------------------
+
+def find_program(build, name):
+    for cand in (os.path.join(build, "apps", name), os.path.join(build, name)):
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def launcher_protocols(rdsm):
+    """The presets `rdsm run --help` lists, or None if it cannot be read."""
+    try:
+        out = subprocess.run([rdsm, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             timeout=30, check=False).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"^protocols:\s*(.+)$", out, re.MULTILINE)
+    if not m:
+        return None
+    names = [p.strip() for p in m.group(1).split(",") if p.strip()]
+    return names or None
+
+
+def tail(text, lines=8):
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def run_once(rdsm, prog_path, run, preset, quick, tmpdir):
+    """Runs one program once.  Returns (result dict or None, error text or None, seconds)."""
+    out_json = os.path.join(tmpdir, "result.json")
+    if os.path.exists(out_json):
+        os.unlink(out_json)
+    args = run.quick_args if quick else run.args
+    cmd = [rdsm, "run", "-n", str(run.nodes), "--protocol", preset, "--handler", run.handler, "--quiet",
+           "--timeout", str(LAUNCH_TIMEOUT), prog_path] + args + ["--json", out_json]
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as e:
+        return None, "cannot start %s: %s" % (rdsm, e), 0.0
+    try:
+        out, _ = proc.communicate(timeout=LAUNCH_TIMEOUT + WAIT_SLACK)
+    except subprocess.TimeoutExpired:
+        # The launcher did not end its own job: end its whole session.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        out, _ = proc.communicate()
+        return None, "no answer after %d s; killed\n%s" % (LAUNCH_TIMEOUT + WAIT_SLACK,
+                                                           tail(out.decode("utf-8", "replace"))), \
+            time.monotonic() - t0
+    seconds = time.monotonic() - t0
+    text = out.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        why = "timed out (rdsm run --timeout %d)" % LAUNCH_TIMEOUT if proc.returncode == 124 else \
+            "exit status %d" % proc.returncode
+        return None, "%s\n%s" % (why, tail(text)), seconds
+    try:
+        with open(out_json, encoding="utf-8") as fh:
+            res = json.load(fh)
+    except (OSError, ValueError) as e:
+        return None, "no usable --json result (%s)\n%s" % (e, tail(text)), seconds
+    if res.get("pass") is not True:
+        return None, "the program reported FAIL\n%s" % tail(text), seconds
+    return res, None, seconds
+
+
+# ---- output ----------------------------------------------------------------
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a < 1:
+        return "%.3f" % v
+    if a < 10:
+        return "%.2f" % v
+    if a < 1000:
+        return "%.1f" % v
+    return "%.0f" % v
+
+
+def print_table(figs, presets, cells, out):
+    """cells[(figure key, preset)] = text."""
+    label_w = max(len("%s [%s]" % (f.label, f.unit)) for f in figs) + 2
+    col_w = max(9, max(len(p) for p in presets) + 2)
+    header = "%-*s" % (label_w, "") + "".join("%*s" % (col_w, p) for p in presets)
+    out.write(header + "\n")
+    out.write("-" * len(header) + "\n")
+    group = None
+    for f in figs:
+        if f.group != group:
+            group = f.group
+            out.write("%s\n" % group)
+        label = "  %s [%s]" % (f.label, f.unit)
+        out.write("%-*s" % (label_w, label) + "".join("%*s" % (col_w, cells[(f.key, p)]) for p in presets) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Runs every rdsm micro-benchmark for every protocol preset "
+                                             "and prints the figures side by side (medians of --repeat runs).")
+    ap.add_argument("--build", default=None,
+                    help="build directory holding rdsm and apps/ (default: build/ of this repository)")
+    ap.add_argument("--repeat", type=int, default=None, help="runs of each program per preset (default 5; 1 with --quick)")
+    ap.add_argument("--protocols", default=None,
+                    help="comma-separated presets (default: every preset `rdsm run --help` lists)")
+    ap.add_argument("--quick", action="store_true", help="one run each with small counts (smoke test)")
+    ap.add_argument("--json", metavar="FILE", help="write every raw result and the medians to FILE")
+    opts = ap.parse_args()
+
+    repeat = opts.repeat if opts.repeat is not None else (1 if opts.quick else 5)
+    if repeat < 1:
+        ap.error("--repeat must be at least 1")
+    here = os.path.dirname(os.path.abspath(__file__))
+    build = os.path.abspath(opts.build or os.path.join(here, os.pardir, "build"))
+    rdsm = os.path.join(build, "rdsm")
+    if not (os.path.isfile(rdsm) and os.access(rdsm, os.X_OK)):
+        sys.stderr.write("microbench: %s is not an rdsm launcher; build first or pass --build DIR\n" % rdsm)
+        return 2
+
+    available = launcher_protocols(rdsm) or KNOWN_PROTOCOLS
+    if opts.protocols:
+        presets = [p.strip() for p in opts.protocols.split(",") if p.strip()]
+        unknown = [p for p in presets if p not in available]
+        if unknown or not presets:
+            ap.error("unknown protocol(s) %s; available: %s" % (", ".join(unknown) or "(none given)",
+                                                                ", ".join(available)))
+    else:
+        presets = available
+
+    run_list = runs()
+    figs = figures()
+    failures = []  # dicts: program, preset, nodes, handler, repetition, error
+    raw = []       # every run: what was run and what came back
+    results = {}   # (run key, preset) -> list of result dicts
+    programs = {}
+    for run in run_list:
+        if run.program not in programs:
+            programs[run.program] = find_program(build, run.program)
+
+    todo = [(rep, run, p) for rep in range(repeat) for run in run_list for p in presets if run.applies_to(p)]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="rdsm-microbench-") as tmpdir:
+        for i, (rep, run, preset) in enumerate(todo, 1):
+            prog = programs[run.program]
+            entry = {"program": run.program, "preset": preset, "nodes": run.nodes, "handler": run.handler,
+                     "args": run.quick_args if opts.quick else run.args, "repetition": rep, "run": run.key}
+            if prog is None:
+                res, err, secs = None, "program not found under %s (apps/%s)" % (build, run.program), 0.0
+            else:
+                res, err, secs = run_once(rdsm, prog, run, preset, opts.quick, tmpdir)
+            entry["seconds"] = round(secs, 3)
+            entry["ok"] = err is None
+            if res is not None:
+                entry["result"] = res
+                results.setdefault((run.key, preset), []).append(res)
+            else:
+                entry["error"] = err
+                failures.append(entry)
+                sys.stderr.write("microbench: FAILED %s, repetition %d: %s\n" % (run.describe(preset), rep + 1, err))
+            raw.append(entry)
+            sys.stderr.write("[%d/%d] %-13s %-7s n=%d %-9s %6.2f s%s\n" %
+                             (i, len(todo), run.program, preset, run.nodes, run.handler, secs,
+                              "" if err is None else "  FAILED"))
+            sys.stderr.flush()
+
+    # Medians per figure and preset.
+    cells = {}
+    medians = {}
+    notes = []
+    for f in figs:
+        run = next(r for r in run_list if r.key == f.run_key)
+        medians[f.key] = {"label": f.label, "unit": f.unit, "group": f.group, "presets": {}}
+        for p in presets:
+            if not run.applies_to(p):
+                cells[(f.key, p)] = "-"
+                continue
+            samples = []
+            for res in results.get((f.run_key, p), []):
+                try:
+                    samples.append(f.extract(res))
+                except (KeyError, TypeError, ValueError):
+                    pass
+            failed = sum(1 for e in failures if e["run"] == f.run_key and e["preset"] == p)
+            if samples:
+                m = statistics.median(samples)
+                cells[(f.key, p)] = fmt(m) + ("!" if failed else "")
+                medians[f.key]["presets"][p] = {"median": m, "samples": samples, "failed_runs": failed}
+            else:
+                cells[(f.key, p)] = "FAIL"
+                medians[f.key]["presets"][p] = {"median": None, "samples": [], "failed_runs": failed}
+    # Runs whose counters show that a fault figure is not the fault it names.
+    for p in presets:
+        for res in results.get(("fault", p), []):
+            bad = [ph for ph in ("read", "twin", "home") if res.get("%s_counters_as_expected" % ph) is False]
+            if bad:
+                notes.append("micro_fault, preset %s: counters of %s not as expected (see the JSON)" %
+                             (p, ", ".join(bad)))
+                break
+
+    elapsed = time.monotonic() - started
+    out = sys.stdout
+    out.write("\nrdsm micro-benchmarks: median of %d run(s) per figure%s; %d runs in %.0f s\n\n" %
+              (repeat, ", quick counts" if opts.quick else "", len(todo), elapsed))
+    print_table(figs, presets, cells, out)
+    out.write("\n'-': not run for this preset; 'FAIL': every run of it failed; "
+              "'!': median of the runs that did not fail.\n")
+    for n in notes:
+        out.write("note: %s\n" % n)
+    if failures:
+        out.write("\n%d run(s) failed:\n" % len(failures))
+        for e in failures:
+            first = (e.get("error") or "").splitlines()[0] if e.get("error") else ""
+            out.write("  %s, preset %s, %d nodes, handler %s, repetition %d: %s\n" %
+                      (e["program"], e["preset"], e["nodes"], e["handler"], e["repetition"] + 1, first))
+    out.flush()
+
+    if opts.json:
+        doc = {
+            "repeat": repeat,
+            "quick": opts.quick,
+            "build": build,
+            "protocols": presets,
+            "cpus": os.cpu_count(),
+            "seconds": round(elapsed, 3),
+            "figures": medians,
+            "runs": raw,
+            "failures": [{k: e[k] for k in ("program", "preset", "nodes", "handler", "repetition", "error")}
+                         for e in failures],
+            "notes": notes,
+        }
+        try:
+            with open(opts.json, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, indent=1)
+                fh.write("\n")
+        except OSError as e:
+            sys.stderr.write("microbench: cannot write %s: %s\n" % (opts.json, e))
+            return 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
