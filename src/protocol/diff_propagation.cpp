@@ -39,7 +39,7 @@ void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval
   if (cfg_.diff == DiffAxis::one_sided) {
     for (uint32_t p : pages) {
       int home = home_[p];
-      size_t len = diff_encode(twin_[p], region_->sys_page(p), kPageBytes, diff.data());
+      size_t len = diff_encode(twin(p), region_->sys_page(p), kPageBytes, diff.data());
       free_twin(p);
       if (len) {
         diff_for_each_run(diff.data(), len, kPageBytes, [&](size_t off, const uint8_t *bytes, size_t n) {
@@ -62,7 +62,7 @@ void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval
   };
   for (uint32_t p : pages) {
     int home = home_[p];
-    size_t len = diff_encode(twin_[p], region_->sys_page(p), kPageBytes, diff.data());
+    size_t len = diff_encode(twin(p), region_->sys_page(p), kPageBytes, diff.data());
     free_twin(p);
     // An empty diff still travels: the home must bump the page's version.
     if (out[home].empty()) append(out[home], &interval, sizeof interval);

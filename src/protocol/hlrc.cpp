@@ -42,11 +42,16 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   region_ = std::make_unique<SharedRegion>(opt_, data_seg_);
   state_.assign(pages_, kInvalid);
   home_.assign(pages_, -1);
-  twin_.assign(pages_, nullptr);
+  has_twin_.assign(pages_, 0);
+  // Each page has its own twin slot in a sparse arena: memory is used only
+  // for pages that get twins, and making a twin never allocates, so it can
+  // happen in the signal handler.
+  void *arena = mmap(nullptr, opt_.region_bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (arena == MAP_FAILED) fatal("cannot reserve %zu MiB of address space for twins", opt_.region_bytes >> 20);
+  twins_ = static_cast<uint8_t *>(arena);
   written_.assign(pages_, 0);
   written_list_.assign(pages_, 0);
-  twin_pool_.reserve(pages_);
-  refill_twin_pool();
   last_barrier_vc_.assign(nodes_, 0);
   forget_floor_.assign(nodes_, 0);
 
@@ -107,9 +112,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
 }
 
 Hlrc::~Hlrc() {
-  for (uint8_t *t : twin_)
-    if (t) free(t);
-  for (uint8_t *t : twin_pool_) free(t);
+  if (twins_) munmap(twins_, pages_ * kPageBytes);
   if (required_) munmap(required_, pages_ * nodes_ * 4);
 }
 
@@ -137,26 +140,7 @@ bool Hlrc::versions_cover(const uint32_t *have, const uint32_t *need) const {
   return true;
 }
 
-namespace {
-constexpr size_t kTwinReserve = 256;  // twins kept ready for the signal handler's fast path
-}
-
-// Keeps enough twins for the signal handler: at least kTwinReserve, and as
-// many as the busiest interval so far used, so a program that writes many
-// cached pages per interval does not fall back to the service thread.
-void Hlrc::refill_twin_pool() {
-  size_t want = std::min(std::max(kTwinReserve, twins_peak_), pages_);
-  while (twin_pool_.size() < want) {
-    auto *t = static_cast<uint8_t *>(aligned_alloc(kPageBytes, kPageBytes));
-    if (!t) fatal("out of memory for twins");
-    twin_pool_.push_back(t);
-  }
-}
-
-void Hlrc::free_twin(size_t page) {
-  if (twin_[page]) twin_pool_.push_back(twin_[page]);
-  twin_[page] = nullptr;
-}
+void Hlrc::free_twin(size_t page) { has_twin_[page] = 0; }
 
 void Hlrc::note_written(size_t page) {
   if (!written_[page]) {
@@ -165,17 +149,10 @@ void Hlrc::note_written(size_t page) {
   }
 }
 
-bool Hlrc::make_writable(size_t page, bool may_allocate) {
+void Hlrc::make_writable(size_t page) {
   if (home_[page] != self_) {
-    twins_in_interval_++;
-    if (twin_pool_.empty()) {
-      if (!may_allocate) return false;
-      refill_twin_pool();
-    }
-    uint8_t *t = twin_pool_.back();
-    twin_pool_.pop_back();
-    memcpy(t, region_->sys_page(page), kPageBytes);
-    twin_[page] = t;
+    memcpy(twin(page), region_->sys_page(page), kPageBytes);
+    has_twin_[page] = 1;
     add(stats().twins);
   }
   // The home's copy is the master: no twin; the write is noted so that the
@@ -183,10 +160,9 @@ bool Hlrc::make_writable(size_t page, bool may_allocate) {
   state_[page] = kWritable;
   note_written(page);
   region_->protect(page, 1, Prot::read_write);
-  return true;
 }
 
-bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool may_allocate) {
+bool Hlrc::resolve_fault(size_t page, bool write, bool remote) {
   uint8_t st = state_[page];
   if (write ? st == kWritable : st != kInvalid) return true;  // another thread got here first
   int home = home_[page];
@@ -194,17 +170,14 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool may_allocate
     if (!remote) return false;
     home = home_of(page);
   }
-  if (home != self_) {
-    if (write && twin_pool_.empty() && !may_allocate) return false;
-    if (st == kInvalid) {
-      if (!remote) return false;
-      fetch(page, home);
-      add(stats().pages_fetched);
-    }
+  if (home != self_ && st == kInvalid) {
+    if (!remote) return false;
+    fetch(page, home);
+    add(stats().pages_fetched);
   }
   add(write ? stats().write_faults : stats().read_faults);
   if (write) {
-    make_writable(page, may_allocate);
+    make_writable(page);
   } else {
     state_[page] = kReadOnly;
     region_->protect(page, 1, Prot::read);
@@ -223,7 +196,7 @@ bool Hlrc::fault_in_signal(void *self, size_t page, bool write) {
     h->mu_.lock();
   else if (!h->mu_.try_lock())
     return false;
-  bool done = h->resolve_fault(page, write, remote, false);
+  bool done = h->resolve_fault(page, write, remote);
   h->mu_.unlock();
   return done;
 }
@@ -231,14 +204,12 @@ bool Hlrc::fault_in_signal(void *self, size_t page, bool write) {
 // Runs on the fault service thread while the faulting thread sleeps.
 void Hlrc::on_fault(size_t page, bool write) {
   std::lock_guard<FutexLock> g(mu_);
-  resolve_fault(page, write, true, true);
+  resolve_fault(page, write, true);
 }
 
 // Ends the open interval: write-protects what was written, sends the diffs
 // home, bumps the home versions of own pages and records the notices.
 void Hlrc::close_interval() {
-  twins_peak_ = std::max(twins_peak_, twins_in_interval_);
-  twins_in_interval_ = 0;
   if (written_count_ == 0) return;
   uint32_t id = open_interval();
   std::vector<uint32_t> written(written_list_.begin(), written_list_.begin() + written_count_);
@@ -258,13 +229,12 @@ void Hlrc::close_interval() {
     written_[p] = 0;
     if (home_[p] == self_)
       version(p, self_).store(id, std::memory_order_release);
-    else if (twin_[p])
+    else if (has_twin_[p])
       dirty.push_back(p);
   }
   propagate_diffs(dirty, id);
   publish_interval(id, written);
   notices_.add_own(self_, id, std::move(written));
-  refill_twin_pool();
 }
 
 void Hlrc::release() {
@@ -287,7 +257,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
       uint32_t &need = required(p)[iv.writer];
       need = std::max(need, iv.id);
       if (home_[p] == self_ || state_[p] == kInvalid) continue;
-      if (twin_[p]) own_writes.push_back(p);
+      if (has_twin_[p]) own_writes.push_back(p);
       state_[p] = kInvalid;
       batch.set(p, Prot::none);
       add(stats().invalidations);
@@ -300,7 +270,6 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   std::sort(own_writes.begin(), own_writes.end());
   own_writes.erase(std::unique(own_writes.begin(), own_writes.end()), own_writes.end());
   if (!own_writes.empty()) propagate_diffs(own_writes, open_interval());
-  refill_twin_pool();
 }
 
 void Hlrc::lock(int id) {

@@ -72,21 +72,20 @@ class Hlrc {
 
   // ---- faults and intervals (hlrc.cpp)
   // Makes the faulting access possible; mu_ held.  `remote` allows home
-  // claims and fetches; `may_allocate` allows growing the twin pool.
-  // Returns false (changing nothing) when it needs what it may not do.
-  bool resolve_fault(size_t page, bool write, bool remote, bool may_allocate);
+  // claims and fetches.  Returns false (changing nothing) when it needs
+  // what it may not do.
+  bool resolve_fault(size_t page, bool write, bool remote);
   // On the fault service thread: may do anything.
   void on_fault(size_t page, bool write);
   // In the signal handler: only async-signal-safe work (the futex lock mu_,
-  // preallocated tables and twins, memcpy, mprotect, and — when the fabric
+  // preallocated tables, the twin arena, memcpy, mprotect, and — when the fabric
   // says its operations are signal-safe — sends, waits and one-sided reads
   // with buffers on the stack).  Returns false to hand the fault over.
   static bool fault_in_signal(void *self, size_t page, bool write);
   // Makes an accessible page writable (twin if not home); mu_ held.
-  // Returns false if no preallocated twin is left.
-  bool make_writable(size_t page, bool may_allocate);
+  void make_writable(size_t page);
   void note_written(size_t page);
-  void refill_twin_pool();
+  uint8_t *twin(size_t page) { return twins_ + page * kPageBytes; }
   void close_interval();  // with mu_ held
   void apply_notices(const NoticeSet &s);
   uint32_t open_interval() const { return notices_.vc_of(self_) + 1; }
@@ -143,16 +142,15 @@ class Hlrc {
 
   // Local page table, guarded by mu_ (a FutexLock: the signal handler's
   // fast path takes it too).  None of these vectors grows after
-  // construction except twin_pool_, which only the slow paths refill.
+  // construction.
   FutexLock mu_;
   std::vector<uint8_t> state_;
   std::vector<int16_t> home_;
-  std::vector<uint8_t *> twin_;
+  std::vector<uint8_t> has_twin_;
+  uint8_t *twins_ = nullptr;  // twin arena: one slot per page
   std::vector<uint8_t> written_;        // written in the open interval
   std::vector<uint32_t> written_list_;  // the same pages, in order; capacity = pages
   size_t written_count_ = 0;
-  std::vector<uint8_t *> twin_pool_;  // capacity reserved for every page
-  size_t twins_in_interval_ = 0, twins_peak_ = 0;
 
   NoticeStore notices_;
   VClock last_barrier_vc_;    // merged clock of the latest barrier
