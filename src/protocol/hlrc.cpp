@@ -37,6 +37,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   data_seg_ = f_.register_segment(opt_.region_bytes);
   dir_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
   version_seg_ = f_.register_segment(pages_ * nodes_ * sizeof(uint32_t));
+  copies_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
   versions_ = reinterpret_cast<uint32_t *>(version_seg_.base);
   required_ = map_zeroed_words(pages_ * nodes_);
   region_ = std::make_unique<SharedRegion>(opt_, data_seg_);
@@ -52,6 +53,9 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   twins_ = static_cast<uint8_t *>(arena);
   written_.assign(pages_, 0);
   written_list_.assign(pages_, 0);
+  untracked_.assign(pages_, 0);
+  untracked_list_.assign(pages_, 0);
+  copied_.assign(pages_, 0);
   last_barrier_vc_.assign(nodes_, 0);
   forget_floor_.assign(nodes_, 0);
 
@@ -176,7 +180,15 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote) {
     add(stats().pages_fetched);
   }
   add(write ? stats().write_faults : stats().read_faults);
-  if (write) {
+  if (home == self_ && !copied_at_home(page)) {
+    // Nobody has a copy: the home may write without noticing (see hlrc.hpp).
+    state_[page] = kWritable;
+    if (!untracked_[page]) {
+      untracked_[page] = 1;
+      untracked_list_[untracked_count_++] = (uint32_t)page;
+    }
+    region_->protect(page, 1, Prot::read_write);
+  } else if (write) {
     make_writable(page);
   } else {
     state_[page] = kReadOnly;
@@ -210,6 +222,19 @@ void Hlrc::on_fault(size_t page, bool write) {
 // Ends the open interval: write-protects what was written, sends the diffs
 // home, bumps the home versions of own pages and records the notices.
 void Hlrc::close_interval() {
+  // Home pages written without noticing that have been copied since: from
+  // now on they are tracked, and this interval names them as written, since
+  // the home may have written them after the copy was taken.
+  for (size_t i = 0; i < untracked_count_;) {
+    uint32_t p = untracked_list_[i];
+    if (copied_at_home(p)) {
+      untracked_[p] = 0;
+      untracked_list_[i] = untracked_list_[--untracked_count_];
+      note_written(p);
+    } else {
+      ++i;
+    }
+  }
   if (written_count_ == 0) return;
   uint32_t id = open_interval();
   std::vector<uint32_t> written(written_list_.begin(), written_list_.begin() + written_count_);

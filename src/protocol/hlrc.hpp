@@ -134,7 +134,21 @@ class Hlrc {
   ProtocolConfig cfg_;
   int self_, nodes_;
 
-  fabric::Segment data_seg_, dir_seg_, version_seg_;
+  // Home pages nobody has copied need no write notices: a later fetch gets
+  // the home's copy as it is.  So the home leaves such pages writable
+  // ("untracked") and skips their write faults; every fetch first counts
+  // itself in the home's `copies` word (remote fetch-and-add, or the home's
+  // handler), and at each release the home starts tracking the pages that
+  // were copied meanwhile, naming them in that interval's notices.
+  fabric::Segment data_seg_, dir_seg_, version_seg_, copies_seg_;
+  bool copied_at_home(size_t page) {
+    return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[page])
+               .load(std::memory_order_acquire) != 0;
+  }
+  std::vector<uint8_t> untracked_;
+  std::vector<uint32_t> untracked_list_;
+  size_t untracked_count_ = 0;
+  std::vector<uint8_t> copied_;  // this node has counted itself at the page's home
   std::unique_ptr<SharedRegion> region_;
   uint32_t *versions_ = nullptr;  // this node's home versions: [page][writer]
   uint32_t *required_ = nullptr;  // what this node's notices require: [page][writer]

@@ -30,6 +30,11 @@ void Hlrc::fetch(size_t page, int home) {
   const uint32_t *need = required(page);
   // No allocation here: this may run in the signal handler (hlrc.hpp).
   if (cfg_.fetch == FetchAxis::one_sided) {
+    if (!copied_[page]) {
+      // Counted before the page is read: the home then notices its writes.
+      f_.fetch_add(home, copies_seg_.id, page * sizeof(uint64_t), 1);
+      copied_[page] = 1;
+    }
     uint32_t have[kMaxNodes];
     for (unsigned attempt = 0;; ++attempt) {
       f_.get(home, version_seg_.id, page * nodes_ * sizeof(uint32_t), have, nodes_ * sizeof(uint32_t));
@@ -52,6 +57,8 @@ void Hlrc::on_fetch_request(const fabric::Message &m) {
   memcpy(&h, m.data, sizeof h);
   std::vector<uint32_t> need(nodes_);
   memcpy(need.data(), static_cast<const uint8_t *>(m.data) + sizeof h, nodes_ * sizeof(uint32_t));
+  std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[h.page])
+      .fetch_add(1, std::memory_order_seq_cst);
   std::vector<uint32_t> have(nodes_);
   for (int w = 0; w < nodes_; ++w) have[w] = version(h.page, w).load(std::memory_order_acquire);
   if (versions_cover(have.data(), need.data()))
