@@ -9,10 +9,11 @@
  *         (a copy of the page kept to compute the diff at the release) and
  *         opens the page for writing.  No fetch.
  *  home   node 1 homes PAGES pages of its own (RDSM_PLACE_LOCAL) and writes
- *         each once; the barrier that follows write-protects them again (so
- *         that the next interval's writes are noticed); node 1 then writes one
- *         byte of each: a write fault on a home page, with neither fetch nor
- *         twin.
+ *         each once; node 0 reads them, so they have copies elsewhere and
+ *         node 1 must notice its writes (a home page nobody copied is left
+ *         writable and never faults); the barriers that follow write-protect
+ *         them; node 1 then writes one byte of each: a write fault on a home
+ *         page, with neither fetch nor twin.
  *
  * Each figure is loop time / PAGES; the median of the individually timed
  * faults is given next to it.  The counters of each phase (rdsm_get_stats
@@ -134,13 +135,34 @@ int main(int argc, char **argv) {
   if (me == 1) {
     own = (uint8_t *)rdsm_malloc_placed((size_t)pages * psz, RDSM_PLACE_LOCAL);
     for (long i = 0; i < pages; ++i) own[(size_t)i * psz] = 1;
+    rdsm_publish_root(1, own);
   }
   rdsm_barrier();
   uint8_t *remote = (uint8_t *)rdsm_root(0);
+  if (me == 0) {
+    /* Copies of node 1's pages, so that node 1 tracks its writes to them. */
+    const uint8_t *theirs = (const uint8_t *)rdsm_root(1);
+    volatile uint8_t sink = 0;
+    for (long i = 0; i < pages; ++i) sink += theirs[(size_t)i * psz];
+    (void)sink;
+  }
 
   /* read faults (fetches) */
   if (me == 1 && tmp) time_pages(&mine.phase[kRead], op_read, remote, pages, psz, tmp, &mine.bad_reads);
   rdsm_barrier();
+  /* Node 0's first release after node 1 copied a page names it as written
+   * (the home cannot know whether it wrote the page after the copy), and
+   * node 0 may have released before node 1 finished reading, so node 1's
+   * copies are invalidated at this barrier or the next: read them again,
+   * unmeasured, until they stay valid, so the next phase finds them valid. */
+  for (int settle = 0; settle < 2; ++settle) {
+    if (me == 1 && tmp) {
+      volatile uint64_t sink = 0;
+      for (long i = 0; i < pages; ++i) sink += *(volatile uint64_t *)(remote + (size_t)i * psz);
+      (void)sink;
+    }
+    rdsm_barrier();
+  }
   /* write faults on valid copies (twins) */
   if (me == 1 && tmp) time_pages(&mine.phase[kTwin], op_write, remote, pages, psz, tmp, &mine.bad_reads);
   rdsm_barrier();
