@@ -1,0 +1,35 @@
+# The seeds' applications at test size: every app at 1, 2 and 4 nodes under
+# every protocol preset, each verifying itself against a sequential run.
+# An entry is "program|arguments" (arguments separated by spaces).
+set(RDSM_APP_TESTS
+  "sor|-m 256 -n 256 -i 10"
+  "lu|--size test"
+  "radix|--size test"
+  "fft|--size test"
+  "fft3d|--size test"
+  "is|--size test"
+  "tsp|--size test"
+  "water|--size test"
+  "nbody|--size test --variant nbody"
+  "nbody|--size test --variant nbodyw")
+set(RDSM_APP_PROTOCOLS async ardmar draw newgen genima)
+foreach(entry ${RDSM_APP_TESTS})
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 app)
+  list(GET parts 1 args)
+  if(NOT TARGET ${app})
+    continue()
+  endif()
+  separate_arguments(args UNIX_COMMAND "${args}")
+  string(MAKE_C_IDENTIFIER "${entry}" tag)
+  foreach(protocol ${RDSM_APP_PROTOCOLS})
+    foreach(nodes 1 2 4)
+      set(name app.${tag}.${protocol}.n${nodes})
+      add_test(NAME ${name}
+               COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --timeout 300 --quiet
+                       $<TARGET_FILE:${app}> ${args})
+      set_tests_properties(${name} PROPERTIES LABELS "mp;apps" TIMEOUT 360 PASS_REGULAR_EXPRESSION "PASS"
+                                              FAIL_REGULAR_EXPRESSION "FAIL")
+    endforeach()
+  endforeach()
+endforeach()
