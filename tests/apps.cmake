@@ -12,7 +12,7 @@ set(RDSM_APP_TESTS
   "water|--size test"
   "nbody|--size test --variant nbody"
   "nbody|--size test --variant nbodyw")
-set(RDSM_APP_PROTOCOLS async ardmar draw newgen genima)
+set(RDSM_APP_PROTOCOLS async ardmar draw newgen genima hw)
 foreach(entry ${RDSM_APP_TESTS})
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 app)

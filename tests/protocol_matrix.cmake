@@ -1,7 +1,7 @@
 # The correctness suite, run for every protocol preset, handler mode and
 # node count: randomized data-race-free programs checked against their
 # sequential oracle, and SOR checked bit for bit against a sequential run.
-set(RDSM_TEST_PROTOCOLS async ardmar draw newgen genima)
+set(RDSM_TEST_PROTOCOLS async ardmar draw newgen genima hw)
 set(RDSM_TEST_HANDLERS interrupt poll)
 foreach(protocol ${RDSM_TEST_PROTOCOLS})
   foreach(handler ${RDSM_TEST_HANDLERS})

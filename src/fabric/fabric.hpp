@@ -61,6 +61,13 @@ class Fabric {
   // reserved sparsely (pages cost memory when first touched).
   virtual Segment register_segment(size_t bytes) = 0;
 
+  // Where a fabric's nodes share physical memory (one host), the segment as
+  // node `node` registered it, mappable by this node; false elsewhere.
+  virtual bool peer_segment(NodeId node, SegmentId seg, Segment *out) {
+    (void)node, (void)seg, (void)out;
+    return false;
+  }
+
   // ---- one-sided operations ----------------------------------------------
   // put: may complete later; complete and visible at the target after
   // flush(dst) returns.  Puts to the same target are applied in issue order

@@ -152,6 +152,18 @@ Segment ShmFabric::register_segment(size_t bytes) {
   return seg;
 }
 
+bool ShmFabric::peer_segment(NodeId node, SegmentId seg, Segment *out) {
+  check_node("peer_segment", node);
+  if (seg >= nsegs_.load(std::memory_order_acquire)) fatal("fabric peer_segment: segment %u is not registered", seg);
+  const SegInfo &s = segs_[seg];
+  out->id = seg;
+  out->base = s.base[node];
+  out->bytes = s.bytes;
+  out->fd = fds_[node];
+  out->fd_offset = s.fd_offset;
+  return true;
+}
+
 void ShmFabric::check_node(const char *op, NodeId node) const {
   if (node < 0 || node >= nodes_) fatal("fabric %s: node %d is not in the job (nodes 0..%d)", op, node, nodes_ - 1);
 }

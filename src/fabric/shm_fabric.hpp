@@ -67,6 +67,7 @@ class ShmFabric final : public Fabric {
   // atomics.  In poll mode wait() runs handlers, and without a handler thread
   // a sender facing a full ring moves messages to the heap: neither is
   // signal-safe.
+  bool peer_segment(NodeId node, SegmentId seg, Segment *out) override;
   // One-sided operations are loads, stores and atomics on shared mappings.
   bool one_sided_signal_safe() const override { return true; }
   bool signal_safe() const override {

@@ -40,7 +40,15 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   copies_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
   versions_ = reinterpret_cast<uint32_t *>(version_seg_.base);
   required_ = map_zeroed_words(pages_ * nodes_);
-  region_ = std::make_unique<SharedRegion>(opt_, data_seg_);
+  if (cfg_.coherence == CoherenceAxis::hardware) {
+    // Every node's application view is node 0's memory.
+    fabric::Segment shared;
+    if (!f_.peer_segment(0, data_seg_.id, &shared))
+      fatal("protocol %s needs a fabric whose nodes share memory (one host, --fabric shm)", cfg_.name.c_str());
+    region_ = std::make_unique<SharedRegion>(opt_, shared);
+  } else {
+    region_ = std::make_unique<SharedRegion>(opt_, data_seg_);
+  }
   state_.assign(pages_, kInvalid);
   home_.assign(pages_, -1);
   has_twin_.assign(pages_, 0);
@@ -121,9 +129,9 @@ Hlrc::~Hlrc() {
 }
 
 void Hlrc::start() {
-  if (nodes_ == 1) {
-    // Alone, there is nobody to keep coherent with: every page is writable
-    // and no write needs noticing.
+  if (nodes_ == 1 || cfg_.coherence == CoherenceAxis::hardware) {
+    // Alone, or on memory the machine keeps coherent, there is nothing to
+    // keep coherent: every page is writable and no write needs noticing.
     region_->protect(0, pages_, Prot::read_write);
     state_.assign(pages_, kWritable);
     home_.assign(pages_, 0);
@@ -135,7 +143,7 @@ void Hlrc::start() {
 
 void Hlrc::finish() {
   barrier();
-  if (nodes_ > 1) remove_fault_dispatch();
+  if (nodes_ > 1 && cfg_.coherence == CoherenceAxis::software) remove_fault_dispatch();
 }
 
 bool Hlrc::versions_cover(const uint32_t *have, const uint32_t *need) const {

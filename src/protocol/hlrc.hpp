@@ -1,5 +1,6 @@
 // Home-based lazy release consistency, the engine behind every HLRC preset
-// (async, ardmar, draw, newgen, genima).
+// (async, ardmar, draw, newgen, genima).  With hardware coherence (preset hw)
+// every node maps node 0's memory and only the locks and barriers remain.
 //
 // Each page has a home whose copy is the master.  A node caches copies of
 // other pages; a write to a cached page makes a twin first, and at release

@@ -20,6 +20,10 @@ const std::vector<ProtocolConfig> &protocol_presets() {
        "ARDMAR fetch and DRAW diffs together (NEWGENDSM)"},
       {"genima", F::one_sided, H::cas, D::one_sided, L::atomic, N::eager_push, B::atomic,
        "remote fetch, direct diffs, remote-atomic locks, notices pushed at release, atomic barrier (GeNIMA)"},
+      {"hw", F::one_sided, H::cas, D::one_sided, L::atomic, N::lazy, B::atomic,
+       "no DSM: every node maps the same memory, kept coherent by the machine (one host only); the limit "
+       "the protocols are compared with",
+       CoherenceAxis::hardware},
   };
   return presets;
 }

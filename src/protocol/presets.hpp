@@ -13,6 +13,9 @@ enum class DiffAxis { message, one_sided };    // diffs: packed message applied 
 enum class LockAxis { manager, atomic };       // locks: manager handler / remote atomics
 enum class NoticeAxis { lazy, eager_push };    // write notices: with grants and barriers / pushed at release
 enum class BarrierAxis { manager, atomic };    // barrier: manager handler / remote atomics
+// software: the DSM keeps copies coherent; hardware: every node maps the same
+// memory and the machine keeps it coherent (the limit a DSM is measured against).
+enum class CoherenceAxis { software, hardware };
 
 struct ProtocolConfig {
   std::string name;
@@ -23,6 +26,7 @@ struct ProtocolConfig {
   NoticeAxis notices;
   BarrierAxis barrier;
   const char *description;
+  CoherenceAxis coherence = CoherenceAxis::software;
 };
 
 // Every preset, in the order they are listed to users.
