@@ -313,6 +313,8 @@ CommandLine parse_command_line(int argc, char **argv) {
 std::string general_help() {
   return "usage: rdsm run -n N [options] program [args...]\n"
          "       rdsm run --help\n"
+         "       rdsm bench [options]      (rdsm bench --help)\n"
+         "       rdsm report FILE.json [--out DIR]\n"
          "       rdsm --version\n"
          "\n"
          "rdsm runs a program as a job of N processes (nodes) that share memory through\n"
@@ -320,7 +322,9 @@ std::string general_help() {
          "node fails, or the job is interrupted, every node is ended.\n"
          "\n"
          "commands:\n"
-         "  run    start a job and wait for it (see `rdsm run --help`)\n";
+         "  run     start a job and wait for it (see `rdsm run --help`)\n"
+         "  bench   run the applications over protocols and node counts, write one JSON file\n"
+         "  report  print tables and draw the seeds' figures (PNG) from a bench JSON file\n";
 }
 
 std::string run_help() {

@@ -4,6 +4,7 @@
 
 #include "launcher/cli.hpp"
 #include "launcher/job.hpp"
+#include "launcher/python_tools.hpp"
 #include "launcher/stats_json.hpp"
 #include "launcher/summary.hpp"
 #include "launcher/version.hpp"
@@ -29,6 +30,7 @@ int run(const RunConfig &cfg) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  if (int status = run_python_tool(argc, argv); status >= 0) return status;
   CommandLine cl;
   try {
     cl = parse_command_line(argc, argv);

@@ -1,0 +1,62 @@
+#include "launcher/python_tools.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#ifndef RDSM_TOOLS_DIR
+#error "RDSM_TOOLS_DIR must name the source tree's tools/ directory"
+#endif
+
+namespace rdsm::launcher {
+
+namespace {
+struct Tool {
+  const char *command;
+  const char *script;
+};
+const Tool kTools[] = {{"bench", "rdsm_bench.py"}, {"report", "rdsm_report.py"}};
+
+// The directory of this executable: the build tree, whose programs the
+// tools run by default.
+std::string own_directory() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  buf[n] = '\0';
+  std::string path(buf);
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+}  // namespace
+
+int run_python_tool(int argc, char **argv) {
+  if (argc < 2) return -1;
+  for (const Tool &t : kTools) {
+    if (strcmp(argv[1], t.command) != 0) continue;
+    std::string script = std::string(RDSM_TOOLS_DIR) + "/" + t.script;
+    if (access(script.c_str(), R_OK) != 0) {
+      fprintf(stderr, "rdsm: error: `rdsm %s` needs %s, which is not there (%s)\n", t.command, script.c_str(),
+              strerror(errno));
+      return 2;
+    }
+    setenv("RDSM_BUILD_DIR", own_directory().c_str(), 0);
+    std::vector<char *> args;
+    args.push_back(const_cast<char *>("python3"));
+    args.push_back(const_cast<char *>(script.c_str()));
+    for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+    args.push_back(nullptr);
+    execvp("python3", args.data());
+    fprintf(stderr, "rdsm: error: `rdsm %s` needs python3: %s (install the Debian package python3)\n", t.command,
+            strerror(errno));
+    return 127;
+  }
+  return -1;
+}
+
+}  // namespace rdsm::launcher
