@@ -1,0 +1,372 @@
+/* 1-D complex FFT of n = 2^m points by the six-step method.
+ *
+ * The n points are viewed as an n2 x n1 matrix (n1 = 2^floor(m/2),
+ * n2 = 2^ceil(m/2)); with j = j1 + n1*j2 and k = k2 + n2*k1,
+ *
+ *   X[k2 + n2*k1] = sum_j1 W_n1^(j1*k1) W_n^(j1*k2) sum_j2 W_n2^(j2*k2) x[j1 + n1*j2].
+ *
+ * Steps (each matrix's rows are split into contiguous blocks, one per node;
+ * a node only writes its own rows, the transposes read other nodes' rows):
+ *   A  transpose src (n2 x n1) -> dst (n1 x n2)
+ *   B  length-n2 FFT of each of my rows of dst, then multiply by W_n^(j1*k2)
+ *      -- barrier --
+ *   C  transpose dst (n1 x n2) -> src (n2 x n1)
+ *   D  length-n1 FFT of each of my rows of src
+ *      -- barrier --
+ *   E  transpose src (n2 x n1) -> dst (n1 x n2): dst holds X in natural order.
+ * The transposes go block by block, each node starting with the block of
+ * the next node so that not every node reads from node 0 at once.
+ *
+ * The inverse transform is conj(FFT(conj(X))) / n, run the same way.
+ *
+ * Node 0 checks the forward result against a plain iterative radix-2 FFT of
+ * the whole input in private memory (and that against a direct DFT at a few
+ * points), and checks that the inverse transform gives back the input.  It
+ * also runs the same six-step code on one node in private memory: that time
+ * is printed as `sequential`.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/app_util.h"
+#include "rdsm.h"
+
+static const char *kUsage =
+    "[--size test|medium|paper] [-m M] [--json FILE]\n"
+    "  six-step complex FFT of 2^M points (default and test: M=18, medium: M=21, paper: M=22 = 4M points,\n"
+    "  seed 003 Table 1.3), forward and inverse; node 0 checks against a sequential radix-2 FFT.\n"
+    "  M=22 needs --region-size 192M (two arrays of 2^M x 16 bytes in shared memory).";
+
+typedef struct cpx {
+  double re, im;
+} cpx;
+
+static inline cpx cmul(cpx a, cpx b) {
+  cpx r = {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  return r;
+}
+
+typedef struct fft_args {
+  int m;
+  const char *json;
+} fft_args;
+
+static fft_args parse_args(int argc, char **argv) {
+  fft_args a = {18, NULL};
+  const char *prog = argc > 0 ? argv[0] : "fft";
+  int m_given = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char *opt = argv[i];
+    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
+    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
+    const char *val = argv[++i];
+    long long v = 0;
+    if (!strcmp(opt, "-m")) {
+      if (app_parse_i64(val, 2, 26, &v)) app_usage_exit(prog, kUsage, "-m: bad log2 size '%s' (2 .. 26)", val);
+      a.m = (int)v;
+      m_given = 1;
+    } else if (!strcmp(opt, "--size")) {
+      int m;
+      if (!strcmp(val, "test")) m = 18;
+      else if (!strcmp(val, "medium")) m = 21;
+      else if (!strcmp(val, "paper")) m = 22;
+      else app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
+      if (!m_given) a.m = m;
+    } else if (!strcmp(opt, "--json")) {
+      a.json = val;
+    } else {
+      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+    }
+  }
+  return a;
+}
+
+/* ---- sequential kernels (private memory) --------------------------------- */
+
+/* roots[k] = exp(-2 pi i k / len), k < len/2 (len a power of two >= 2). */
+static cpx *make_roots(long len) {
+  long h = len / 2 > 0 ? len / 2 : 1;
+  cpx *r = (cpx *)malloc(sizeof(cpx) * (size_t)h);
+  if (!r) return NULL;
+  for (long k = 0; k < h; ++k) {
+    double t = -2.0 * M_PI * (double)k / (double)len;
+    r[k].re = cos(t);
+    r[k].im = sin(t);
+  }
+  return r;
+}
+
+/* In-place iterative radix-2 forward FFT of a[0..len) (len = 2^lg);
+ * roots from make_roots(len). */
+static void fft_radix2(cpx *a, long len, const cpx *roots) {
+  for (long i = 1, j = 0; i < len; ++i) { /* bit-reversal permutation */
+    long bit = len >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j |= bit;
+    if (i < j) {
+      cpx t = a[i];
+      a[i] = a[j];
+      a[j] = t;
+    }
+  }
+  for (long half = 1; half < len; half <<= 1) {
+    long step = len / (2 * half);
+    for (long i = 0; i < len; i += 2 * half) {
+      cpx *lo = a + i, *hi = a + i + half;
+      for (long k = 0; k < half; ++k) {
+        cpx w = roots[k * step];
+        cpx v = cmul(hi[k], w), u = lo[k];
+        lo[k].re = u.re + v.re;
+        lo[k].im = u.im + v.im;
+        hi[k].re = u.re - v.re;
+        hi[k].im = u.im - v.im;
+      }
+    }
+  }
+}
+
+/* Deterministic input value of point j (same on every node). */
+static cpx input_value(long j) {
+  uint64_t h = app_hash4(0xF17u, (uint64_t)j, 1, 2);
+  cpx c;
+  c.re = (double)(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  h = app_hash4(0xF17u, (uint64_t)j, 3, 4);
+  c.im = (double)(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  return c;
+}
+
+/* ---- the six-step transform ---------------------------------------------- */
+
+typedef struct plan {
+  int m;
+  long n, n1, n2;
+  cpx *roots1, *roots2; /* for the length-n1 and length-n2 row FFTs */
+  cpx *tw_lo, *tw_hi;   /* W_n^e = tw_hi[e >> lo_bits] * tw_lo[e & lo_mask] */
+  int lo_bits;
+} plan;
+
+static int plan_make(plan *p, int m) {
+  p->m = m;
+  p->n = 1L << m;
+  p->n1 = 1L << (m / 2);
+  p->n2 = 1L << (m - m / 2);
+  p->roots1 = make_roots(p->n1);
+  p->roots2 = make_roots(p->n2);
+  p->lo_bits = (m + 1) / 2;
+  long nlo = 1L << p->lo_bits, nhi = p->n >> p->lo_bits;
+  p->tw_lo = (cpx *)malloc(sizeof(cpx) * (size_t)nlo);
+  p->tw_hi = (cpx *)malloc(sizeof(cpx) * (size_t)nhi);
+  if (!p->roots1 || !p->roots2 || !p->tw_lo || !p->tw_hi) return -1;
+  for (long e = 0; e < nlo; ++e) {
+    double t = -2.0 * M_PI * (double)e / (double)p->n;
+    p->tw_lo[e].re = cos(t);
+    p->tw_lo[e].im = sin(t);
+  }
+  for (long e = 0; e < nhi; ++e) {
+    double t = -2.0 * M_PI * (double)(e << p->lo_bits) / (double)p->n;
+    p->tw_hi[e].re = cos(t);
+    p->tw_hi[e].im = sin(t);
+  }
+  return 0;
+}
+
+static void plan_free(plan *p) {
+  free(p->roots1);
+  free(p->roots2);
+  free(p->tw_lo);
+  free(p->tw_hi);
+}
+
+static inline long block_lo(long rows, int node, int nodes) { return (long)((int64_t)rows * node / nodes); }
+
+/* dst (rows x cols) rows [r0, r1) = transpose of src (cols x rows). */
+static void transpose_rows(cpx *dst, const cpx *src, long rows, long cols, long r0, long r1, int me, int nodes) {
+  enum { T = 16 };
+  for (int k = 0; k < nodes; ++k) {
+    int q = (me + 1 + k) % nodes; /* src rows (= dst columns) of node q */
+    long c0 = block_lo(cols, q, nodes), c1 = block_lo(cols, q + 1, nodes);
+    for (long jj = c0; jj < c1; jj += T) {
+      long je = jj + T < c1 ? jj + T : c1;
+      for (long ii = r0; ii < r1; ii += T) {
+        long ie = ii + T < r1 ? ii + T : r1;
+        for (long i = ii; i < ie; ++i)
+          for (long j = jj; j < je; ++j) dst[i * cols + j] = src[j * rows + i];
+      }
+    }
+  }
+}
+
+/* src -> dst as described at the top; src is used as scratch.  Callers
+ * synchronise before (src complete) and after (dst complete).  With
+ * nodes == 1 and sync == 0 it is the sequential run. */
+static void six_step(const plan *p, cpx *src, cpx *dst, int me, int nodes, int sync) {
+  const long n1 = p->n1, n2 = p->n2;
+  const long lo_mask = (1L << p->lo_bits) - 1, nmask = p->n - 1;
+  long a0 = block_lo(n1, me, nodes), a1 = block_lo(n1, me + 1, nodes);
+  long b0 = block_lo(n2, me, nodes), b1 = block_lo(n2, me + 1, nodes);
+
+  transpose_rows(dst, src, n1, n2, a0, a1, me, nodes); /* A */
+  for (long j1 = a0; j1 < a1; ++j1) {                    /* B */
+    cpx *row = dst + j1 * n2;
+    fft_radix2(row, n2, p->roots2);
+    for (long k2 = 1; k2 < n2; ++k2) {
+      long e = (j1 * k2) & nmask;
+      row[k2] = cmul(row[k2], cmul(p->tw_hi[e >> p->lo_bits], p->tw_lo[e & lo_mask]));
+    }
+  }
+  if (sync) rdsm_barrier();
+  transpose_rows(src, dst, n2, n1, b0, b1, me, nodes); /* C */
+  for (long k2 = b0; k2 < b1; ++k2) fft_radix2(src + k2 * n1, n1, p->roots1); /* D */
+  if (sync) rdsm_barrier();
+  transpose_rows(dst, src, n1, n2, a0, a1, me, nodes); /* E */
+}
+
+/* Rows [r0, r1) of the n1 x n2 result: a <- conj(a) * scale. */
+static void conj_rows(cpx *a, long n2, long r0, long r1, double scale) {
+  for (long k = r0 * n2; k < r1 * n2; ++k) {
+    a[k].re *= scale;
+    a[k].im *= -scale;
+  }
+}
+
+/* max |a - b| / max |b| */
+static double rel_error(const cpx *a, const cpx *b, long n) {
+  double emax = 0.0, bmax = 0.0;
+  for (long k = 0; k < n; ++k) {
+    double dr = a[k].re - b[k].re, di = a[k].im - b[k].im;
+    double e = sqrt(dr * dr + di * di), m = sqrt(b[k].re * b[k].re + b[k].im * b[k].im);
+    if (!(e <= emax)) emax = e; /* NaN propagates */
+    if (m > bmax) bmax = m;
+  }
+  return bmax > 0.0 ? emax / bmax : emax;
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "fft";
+  fft_args a = parse_args(argc, argv);
+  const int me = rdsm_rank(), nodes = rdsm_nodes();
+
+  plan p;
+  int plan_ok = plan_make(&p, a.m) == 0;
+  if (!plan_ok) {
+    fprintf(stderr, "fft: node %d cannot allocate its twiddle tables\n", me);
+    exit(1);
+  }
+  const long n = p.n;
+  const size_t bytes = sizeof(cpx) * (size_t)n;
+
+  app_verdict verdict = app_verdict_create();
+  cpx *x = (cpx *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
+  cpx *trans = (cpx *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
+
+  for (long j = block_lo(n, me, nodes); j < block_lo(n, me + 1, nodes); ++j) x[j] = input_value(j);
+  long my0 = block_lo(p.n1, me, nodes), my1 = block_lo(p.n1, me + 1, nodes); /* my result rows */
+  rdsm_barrier();
+
+  /* forward */
+  rdsm_reset_stats();
+  double t0 = rdsm_wtime();
+  six_step(&p, x, trans, me, nodes, 1);
+  rdsm_barrier();
+  double t_fwd = rdsm_wtime() - t0;
+  rdsm_stats st;
+  rdsm_get_stats(&st);
+
+  /* node 0: sequential six-step (timed), radix-2 reference, DFT spot check */
+  int pass = 1;
+  double err_fwd = -1.0, err_seq = -1.0, err_dft = -1.0, err_inv = -1.0, t_seq = -1.0, t_ref = -1.0;
+  cpx *input = NULL;
+  const double tol = 1e-9;
+  if (me == 0) {
+    input = (cpx *)malloc(bytes);
+    cpx *s_src = (cpx *)malloc(bytes), *s_dst = (cpx *)malloc(bytes), *ref = (cpx *)malloc(bytes);
+    cpx *roots_n = make_roots(n);
+    if (!input || !s_src || !s_dst || !ref || !roots_n) {
+      printf("FAIL fft: cannot allocate private memory for the sequential check (n = %ld)\n", n);
+      pass = 0;
+    } else {
+      for (long j = 0; j < n; ++j) input[j] = input_value(j);
+      memcpy(s_src, input, bytes);
+      double ts = rdsm_wtime();
+      six_step(&p, s_src, s_dst, 0, 1, 0);
+      t_seq = rdsm_wtime() - ts;
+      memcpy(ref, input, bytes);
+      ts = rdsm_wtime();
+      fft_radix2(ref, n, roots_n);
+      t_ref = rdsm_wtime() - ts;
+      /* direct DFT at a few points, W^(jk) from the exact table */
+      double dmax = 0.0, rmax = 0.0;
+      for (int s = 0; s < 8; ++s) {
+        long k = (long)(app_hash4(77, (uint64_t)s, (uint64_t)n, 0) & (uint64_t)(n - 1));
+        if (s == 0) k = 0;
+        cpx acc = {0.0, 0.0};
+        for (long j = 0; j < n; ++j) {
+          long e = (long)(((uint64_t)j * (uint64_t)k) & (uint64_t)(n - 1));
+          cpx w = e < n / 2 ? roots_n[e] : (cpx){-roots_n[e - n / 2].re, -roots_n[e - n / 2].im};
+          cpx t = cmul(input[j], w);
+          acc.re += t.re;
+          acc.im += t.im;
+        }
+        double dr = acc.re - ref[k].re, di = acc.im - ref[k].im;
+        double e = sqrt(dr * dr + di * di), mg = sqrt(acc.re * acc.re + acc.im * acc.im);
+        if (!(e <= dmax)) dmax = e;
+        if (mg > rmax) rmax = mg;
+      }
+      err_dft = rmax > 0.0 ? dmax / rmax : dmax;
+      /* reading trans fetches every other node's part of the result */
+      err_fwd = rel_error(trans, ref, n);
+      err_seq = rel_error(trans, s_dst, n);
+    }
+    free(s_src);
+    free(s_dst);
+    free(ref);
+    free(roots_n);
+  }
+  rdsm_barrier();
+
+  /* inverse: x = conj(FFT(conj(trans))) / n */
+  double t1 = rdsm_wtime();
+  conj_rows(trans, p.n2, my0, my1, 1.0);
+  rdsm_barrier();
+  six_step(&p, trans, x, me, nodes, 1);
+  conj_rows(x, p.n2, my0, my1, 1.0 / (double)n);
+  rdsm_barrier();
+  double t_inv = rdsm_wtime() - t1;
+
+  if (me == 0 && input) {
+    err_inv = rel_error(x, input, n);
+    pass = pass && err_fwd < tol && err_dft < tol && err_inv < tol && err_seq < tol;
+    printf("%s fft: 2^%d = %ld points (%ld x %ld), %d nodes, protocol %s: forward %.6f s, inverse %.6f s, "
+           "sequential %.6f s (radix-2 reference %.6f s); rel. error vs reference %.3g, vs sequential six-step %.3g, "
+           "reference vs DFT %.3g, inverse vs input %.3g (tolerance %.0e)\n",
+           pass ? "PASS" : "FAIL", p.m, n, p.n2, p.n1, nodes, rdsm_protocol_name(), t_fwd, t_inv, t_seq, t_ref,
+           err_fwd, err_seq, err_dft, err_inv, tol);
+    printf("parallel %.6f s\nsequential %.6f s\n", t_fwd, t_seq);
+    app_print_breakdown(stdout, "fft node 0 (forward)", &st);
+    fflush(stdout);
+    if (a.json) {
+      FILE *f = app_json_open(prog, a.json);
+      if (f) {
+        fprintf(f,
+                "{\"program\": \"fft\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"m\": %d, \"points\": %ld, "
+                "\"parallel_seconds\": %.9f, \"inverse_seconds\": %.9f, \"sequential_seconds\": %.9f, "
+                "\"reference_seconds\": %.9f, \"error_forward\": %.6g, \"error_sequential\": %.6g, "
+                "\"error_dft\": %.6g, \"error_inverse\": %.6g, \"node0_stats\": ",
+                pass ? "true" : "false", nodes, rdsm_protocol_name(), p.m, n, t_fwd, t_inv, t_seq, t_ref, err_fwd,
+                err_seq, err_dft, err_inv);
+        app_json_stats(f, &st);
+        fprintf(f, "}\n");
+        fclose(f);
+      }
+    }
+  }
+  free(input);
+  plan_free(&p);
+  int status = app_verdict_publish(verdict, pass);
+  rdsm_finalize();
+  return status;
+}
