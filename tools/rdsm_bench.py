@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Runs the rdsm application benchmarks: apps x protocols x node counts x
+sizes x repeats, each through `rdsm run --quiet --stats FILE`, and writes
+every run to one JSON file (default bench.json) for tools/rdsm_report.py.
+
+The applications and their arguments per size come from
+tools/bench_apps.json (next to this script, or --apps-file); an app whose
+program is not in the build's apps/ is skipped with a note.  If `rdsm run
+--help` lists a protocol named hw (the hardware-coherent limit: every node
+maps the same memory, no DSM), every app is also run once per size and node
+count under hw, recorded like the other runs.
+
+Per run the JSON holds: app, size, protocol, nodes, repeat, command, wall
+seconds, exit status, verdict (PASS / FAIL / none), the `parallel` and
+`sequential` seconds the program printed, the launcher's stats JSON (with
+the per-node time breakdown) and, for failures, the tail of the output.
+
+A failing run (non-zero exit, timeout, no PASS) is recorded, the sweep goes
+on, the failures are listed at the end and the exit status is 1.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_DIR = os.path.dirname(SCRIPT_DIR)
+DEFAULT_PROTOCOLS = ["async", "ardmar", "draw", "newgen", "genima"]
+WAIT_SLACK = 30  # seconds beyond --timeout before the launcher itself is killed
+
+NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+PARALLEL_RE = re.compile(r"\bparallel\s+" + NUM + r"\s*s\b")
+SEQUENTIAL_RE = re.compile(r"\bsequential(?:\s+check)?\s+" + NUM + r"\s*s\b")
+
+
+def csv(text):
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build", default=os.environ.get("RDSM_BUILD_DIR") or os.path.join(REPO_DIR, "build"),
+                   help="build directory holding rdsm and apps/ (default: that of the `rdsm` that started "
+                        "this, else the repository's build/)")
+    p.add_argument("--apps", type=csv, default=None, help="comma-separated apps (default: every app in the table)")
+    p.add_argument("--protocols", type=csv, default=None,
+                   help="comma-separated presets (default: %s, those the launcher knows)" % ",".join(DEFAULT_PROTOCOLS))
+    p.add_argument("--nodes", type=csv, default=["1", "2", "4"], help="comma-separated node counts (default 1,2,4)")
+    p.add_argument("--sizes", type=csv, default=["test"], help="comma-separated sizes: test, medium, paper (default test)")
+    p.add_argument("--repeat", type=int, default=1, help="repetitions of every run (default 1)")
+    p.add_argument("--out", default="bench.json", help="output JSON file (default bench.json)")
+    p.add_argument("--timeout", type=float, default=600, help="seconds per run, passed to rdsm run --timeout (default 600)")
+    p.add_argument("--no-hw", action="store_true", help="do not add the hw (hardware-coherent) runs")
+    p.add_argument("--apps-file", default=os.path.join(SCRIPT_DIR, "bench_apps.json"),
+                   help="the app table (default: bench_apps.json next to this script)")
+    a = p.parse_args(argv)
+    try:
+        a.nodes = [int(n) for n in a.nodes]
+    except ValueError:
+        p.error("--nodes: not a list of integers")
+    if not a.nodes or min(a.nodes) < 1:
+        p.error("--nodes: node counts must be >= 1")
+    if a.repeat < 1:
+        p.error("--repeat must be >= 1")
+    return a
+
+
+def launcher_protocols(rdsm):
+    """The presets `rdsm run --help` lists, or None."""
+    try:
+        out = subprocess.run([rdsm, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             timeout=30, check=False).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"^protocols:\s*(.+)$", out, re.MULTILINE)
+    return [x.strip() for x in m.group(1).split(",") if x.strip()] if m else None
+
+
+def find_program(build, name):
+    for cand in (os.path.join(build, "apps", name), os.path.join(build, name)):
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def fmt_time(s):
+    if s is None:
+        return "--:--"
+    s = int(round(s))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return "%d:%02d:%02d" % (h, m, sec) if h else "%02d:%02d" % (m, sec)
+
+
+class Progress:
+    """One updating line on stderr (a plain line per step when stderr is not a terminal)."""
+
+    def __init__(self, total):
+        self.total = total
+        self.done = 0
+        self.t0 = time.monotonic()
+        self.run_seconds = []
+        self.tty = sys.stderr.isatty()
+        self.width = 0
+
+    def show(self, current):
+        elapsed = time.monotonic() - self.t0
+        eta = statistics.mean(self.run_seconds) * (self.total - self.done) if self.run_seconds else None
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        barw = 20
+        fill = int(barw * self.done / self.total) if self.total else barw
+        line = "[%s%s] %d/%d %3.0f%% elapsed %s ETA %s  %s" % (
+            "#" * fill, "." * (barw - fill), self.done, self.total, pct, fmt_time(elapsed), fmt_time(eta), current)
+        if self.tty:
+            cols = 200
+            try:
+                cols = os.get_terminal_size(sys.stderr.fileno()).columns or cols  # 0: size unknown
+            except OSError:
+                pass
+            line = line[:max(cols - 1, 20)]
+            sys.stderr.write("\r" + line + " " * max(0, self.width - len(line)))
+            self.width = len(line)
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def step(self, seconds):
+        self.done += 1
+        self.run_seconds.append(seconds)
+
+    def finish(self):
+        if self.tty:
+            self.show("done")
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def tail(text, lines=12):
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir):
+    stats_path = os.path.join(tmpdir, "stats.json")
+    if os.path.exists(stats_path):
+        os.unlink(stats_path)
+    cmd = [rdsm, "run", "-n", str(nodes), "--protocol", protocol, "--quiet", "--timeout", "%g" % timeout,
+           "--stats", stats_path, prog] + list(args)
+    rec = {"command": cmd, "wall_seconds": None, "exit_status": None, "verdict": None,
+           "parallel_seconds": None, "sequential_seconds": None, "stats": None, "error": None}
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as e:
+        rec["error"] = "cannot start %s: %s" % (rdsm, e)
+        rec["wall_seconds"] = 0.0
+        return rec
+    try:
+        out, _ = proc.communicate(timeout=timeout + WAIT_SLACK)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        out, _ = proc.communicate()
+        rec["error"] = "launcher gave no answer after %g s; killed" % (timeout + WAIT_SLACK)
+    rec["wall_seconds"] = time.monotonic() - t0
+    rec["exit_status"] = proc.returncode
+    text = out.decode("utf-8", "replace")
+    verdict = None
+    for line in text.splitlines():
+        if line.startswith("PASS"):
+            verdict = verdict or "PASS"
+        elif line.startswith("FAIL"):
+            verdict = "FAIL"
+    rec["verdict"] = verdict
+    m = PARALLEL_RE.search(text)
+    if m:
+        rec["parallel_seconds"] = float(m.group(1))
+    m = SEQUENTIAL_RE.search(text)
+    if m:
+        rec["sequential_seconds"] = float(m.group(1))
+    try:
+        with open(stats_path, encoding="utf-8") as fh:
+            rec["stats"] = json.load(fh)
+        if rec["stats"].get("wall_seconds") is not None:
+            rec["launcher_wall_seconds"] = rec["stats"]["wall_seconds"]
+    except (OSError, ValueError):
+        pass
+    if rec["error"] is None:
+        if proc.returncode == 124:
+            rec["error"] = "timed out (rdsm run --timeout %g)" % timeout
+        elif proc.returncode != 0:
+            rec["error"] = "exit status %d" % proc.returncode
+        elif verdict != "PASS":
+            rec["error"] = "verdict %s" % (verdict or "missing (no PASS line)")
+    rec["ok"] = rec["error"] is None
+    if not rec["ok"]:
+        rec["output_tail"] = tail(text)
+    return rec
+
+
+def main(argv):
+    a = parse_args(argv)
+    build = os.path.abspath(a.build)
+    rdsm = os.path.join(build, "rdsm")
+    if not (os.path.isfile(rdsm) and os.access(rdsm, os.X_OK)):
+        sys.exit("rdsm_bench: no launcher at %s (build the project, or give --build DIR)" % rdsm)
+    try:
+        with open(a.apps_file, encoding="utf-8") as fh:
+            table = json.load(fh)["apps"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit("rdsm_bench: cannot read the app table %s: %s" % (a.apps_file, e))
+    by_name = {t["name"]: t for t in table}
+
+    known = launcher_protocols(rdsm)
+    notes = []
+    if a.protocols is None:
+        protocols = [p for p in DEFAULT_PROTOCOLS if known is None or p in known]
+    else:
+        protocols = a.protocols
+        if known is not None:
+            bad = [p for p in protocols if p not in known]
+            if bad:
+                sys.exit("rdsm_bench: unknown protocol(s) %s; the launcher knows: %s" % (", ".join(bad), ", ".join(known)))
+    hw = (not a.no_hw) and known is not None and "hw" in known and "hw" not in protocols
+    if not a.no_hw and not hw and "hw" not in protocols:
+        notes.append("the launcher has no hw protocol: no hardware-coherent runs")
+
+    names = a.apps if a.apps is not None else [t["name"] for t in table]
+    apps = []
+    for n in names:
+        if n not in by_name:
+            sys.exit("rdsm_bench: unknown app '%s'; the table (%s) has: %s" % (n, a.apps_file, ", ".join(by_name)))
+        t = by_name[n]
+        prog = find_program(build, t["program"])
+        if prog is None:
+            notes.append("skipped %s: program %s is not in %s/apps" % (n, t["program"], build))
+            continue
+        for s in a.sizes:
+            if s not in t["sizes"]:
+                sys.exit("rdsm_bench: app %s has no size '%s' (has: %s)" % (n, s, ", ".join(t["sizes"])))
+        apps.append((t, prog))
+    for note in notes:
+        print("note: " + note, file=sys.stderr)
+
+    # Repetitions are the outer loop, so load from elsewhere spreads over every configuration.
+    plan = []
+    for r in range(a.repeat):
+        for t, prog in apps:
+            for s in a.sizes:
+                for p in protocols + (["hw"] if hw and r == 0 else []):
+                    for n in a.nodes:
+                        plan.append((t, prog, s, p, n, r))
+
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    runs = []
+    progress = Progress(len(plan))
+    with tempfile.TemporaryDirectory(prefix="rdsm_bench.") as tmpdir:
+        try:
+            for t, prog, s, p, n, r in plan:
+                progress.show("%s %s %s n=%d rep %d" % (t["name"], s, p, n, r + 1))
+                rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
+                       "repeat": r}
+                rec.update(run_one(rdsm, prog, t["sizes"][s], p, n, a.timeout, tmpdir))
+                runs.append(rec)
+                progress.step(rec["wall_seconds"] or 0.0)
+        except KeyboardInterrupt:
+            sys.stderr.write("\ninterrupted: writing the %d runs done so far\n" % len(runs))
+        progress.finish()
+
+    doc = {
+        "tool": "rdsm_bench",
+        "started": started,
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "build": build,
+        "host": os.uname().nodename,
+        "cpus": os.cpu_count(),
+        "config": {"apps": [t["name"] for t, _ in apps], "protocols": protocols, "hw": hw, "nodes": a.nodes,
+                   "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout},
+        "notes": notes,
+        "runs": runs,
+    }
+    out = os.path.abspath(a.out)
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, out)
+
+    failed = [r for r in runs if not r["ok"]]
+    print("%d runs, %d failed; wrote %s" % (len(runs), len(failed), out))
+    for note in notes:
+        print("note: " + note)
+    if failed:
+        print("\nFAILED runs:")
+        for r in failed:
+            print("  %s size %s, protocol %s, %d nodes, repeat %d: %s" % (
+                r["app"], r["size"], r["protocol"], r["nodes"], r["repeat"] + 1, r["error"]))
+            for line in (r.get("output_tail") or "").splitlines():
+                print("      | " + line)
+    if len(runs) < len(plan):
+        return 130
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

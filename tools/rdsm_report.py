@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Tables and plots from a tools/rdsm_bench.py result (bench.json).
+
+    rdsm_report.py FILE.json [--out DIR]
+
+Prints, per app (and size), the parallel time and speedup per protocol and
+node count, and the time breakdown at the largest node count; writes to DIR
+(default: the JSON file's directory):
+
+  speedup.png    speedup vs node count, one subplot per app, a line per
+                 protocol (and hw, the hardware-coherent limit, when run).
+                 speedup = median of the `sequential` seconds the program
+                 printed over every successful run of that app and size
+                 / median `parallel` seconds of that protocol and node count.
+  breakdown.png  stacked time breakdown (compute, data wait, lock wait,
+                 barrier wait, barrier protocol; mean over nodes, mean over
+                 repeats) per app and protocol at the largest node count,
+                 normalised to the async bar of that app (else the first).
+  handler.png    handler time per protocol at each app's largest node count
+                 (mean per node, split page / diff / sync / other), averaged
+                 over apps.
+
+Failed runs are left out of every figure and listed.  Needs matplotlib
+(Debian: apt-get install python3-matplotlib); the Agg backend is used.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+COMPONENTS = [("compute", "compute"), ("data_wait", "data wait"), ("lock_wait", "lock wait"),
+              ("barrier_wait", "barrier wait"), ("barrier_protocol", "barrier protocol")]
+HANDLER_PARTS = [("handler_page", "page"), ("handler_diff", "diff"), ("handler_sync", "sync")]
+PROTOCOL_ORDER = ["async", "ardmar", "draw", "newgen", "genima", "hw"]
+
+
+def load_matplotlib():
+    try:
+        import matplotlib
+    except ImportError:
+        # Debian's python3-matplotlib belongs to /usr/bin/python3; the python3
+        # on PATH may be another interpreter (pyenv, a venv): run under that one.
+        system = "/usr/bin/python3"
+        if (os.environ.get("RDSM_REPORT_REEXEC") is None and os.access(system, os.X_OK)
+                and os.path.realpath(system) != os.path.realpath(sys.executable)
+                and subprocess.run([system, "-c", "import matplotlib"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, check=False).returncode == 0):
+            os.environ["RDSM_REPORT_REEXEC"] = "1"
+            sys.stdout.flush()
+            os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
+        sys.exit("rdsm_report: matplotlib is not installed for %s (Debian: apt-get install -y "
+                 "python3-matplotlib, then run with /usr/bin/python3); no plots can be written" % sys.executable)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.mean(xs) if xs else None
+
+
+def order_protocols(ps):
+    return sorted(ps, key=lambda p: (PROTOCOL_ORDER.index(p) if p in PROTOCOL_ORDER else len(PROTOCOL_ORDER), p))
+
+
+def parallel_time(run):
+    """The program's `parallel` seconds; else the slowest node's total; else the wall time."""
+    if run.get("parallel_seconds") is not None:
+        return run["parallel_seconds"]
+    nodes = (run.get("stats") or {}).get("per_node") or []
+    if nodes:
+        return max(n.get("total") or 0.0 for n in nodes)
+    return run.get("wall_seconds")
+
+
+def node_mean(run, field):
+    nodes = (run.get("stats") or {}).get("per_node") or []
+    vals = [n.get(field) for n in nodes if n.get(field) is not None]
+    return statistics.mean(vals) if vals else None
+
+
+class Data:
+    def __init__(self, doc):
+        self.doc = doc
+        runs = doc.get("runs", [])
+        self.ok = [r for r in runs if r.get("ok")]
+        self.failed = [r for r in runs if not r.get("ok")]
+        sizes = sorted({r["size"] for r in runs})
+        self.multi_size = len(sizes) > 1
+        # (app, size) groups in the order of first appearance
+        self.groups = []
+        for r in runs:
+            g = (r["app"], r["size"])
+            if g not in self.groups:
+                self.groups.append(g)
+
+    def label(self, g):
+        return "%s (%s)" % g if self.multi_size else g[0]
+
+    def runs(self, g, protocol=None, nodes=None):
+        return [r for r in self.ok if (r["app"], r["size"]) == g and (protocol is None or r["protocol"] == protocol)
+                and (nodes is None or r["nodes"] == nodes)]
+
+    def protocols(self, g):
+        return order_protocols({r["protocol"] for r in self.runs(g)})
+
+    def node_counts(self, g):
+        return sorted({r["nodes"] for r in self.runs(g)})
+
+    def sequential(self, g):
+        return median([r.get("sequential_seconds") for r in self.runs(g)])
+
+    def parallel(self, g, p, n):
+        return median([parallel_time(r) for r in self.runs(g, p, n)])
+
+    def speedup(self, g, p, n):
+        seq, par = self.sequential(g), self.parallel(g, p, n)
+        return seq / par if seq and par else None
+
+    def breakdown(self, g, p, n):
+        """Mean over nodes, mean over repeats, of each component (seconds); None without stats."""
+        rs = [r for r in self.runs(g, p, n) if (r.get("stats") or {}).get("per_node")]
+        if not rs:
+            return None
+        out = {}
+        for f, _ in COMPONENTS + HANDLER_PARTS + [("handler", "handler"), ("total", "total")]:
+            out[f] = mean([node_mean(r, f) for r in rs]) or 0.0
+        return out
+
+
+def fmt(v, spec="%.4f"):
+    return "-" if v is None else spec % v
+
+
+def print_table(rows, header):
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    print(line(header))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print(line(r))
+
+
+def print_tables(d):
+    for g in d.groups:
+        ns = d.node_counts(g)
+        if not ns:
+            print("== %s: no successful runs\n" % d.label(g))
+            continue
+        print("== %s: parallel time in seconds (median) / speedup; sequential %s s" % (
+            d.label(g), fmt(d.sequential(g), "%.6f")))
+        header = ["protocol"] + ["n=%d" % n for n in ns]
+        rows = []
+        for p in d.protocols(g):
+            rows.append([p] + ["%s / %s" % (fmt(d.parallel(g, p, n), "%.6f"), fmt(d.speedup(g, p, n), "%.2f"))
+                               for n in ns])
+        print_table(rows, header)
+        n = ns[-1]
+        print("\n   breakdown at %d nodes (ms, mean over nodes and repeats)" % n)
+        header = ["protocol"] + [lbl for _, lbl in COMPONENTS] + ["total", "handler", "h.page", "h.diff", "h.sync"]
+        rows = []
+        for p in d.protocols(g):
+            b = d.breakdown(g, p, n)
+            if b is None:
+                rows.append([p] + ["-"] * (len(header) - 1))
+                continue
+            rows.append([p] + ["%.3f" % (1e3 * b[f]) for f, _ in COMPONENTS] +
+                        ["%.3f" % (1e3 * b[f]) for f in ("total", "handler", "handler_page", "handler_diff",
+                                                          "handler_sync")])
+        print_table(rows, header)
+        print()
+
+
+def grid(n):
+    cols = min(n, 4) if n > 0 else 1
+    rows = (n + cols - 1) // cols if n > 0 else 1
+    return rows, cols
+
+
+def colors_for(protocols, plt):
+    cmap = plt.get_cmap("tab10")
+    return {p: ("black" if p == "hw" else cmap(i % 10)) for i, p in enumerate(order_protocols(protocols))}
+
+
+def plot_speedup(d, plt, path):
+    groups = [g for g in d.groups if d.node_counts(g)]
+    rows, cols = grid(len(groups))
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.3 * rows), squeeze=False)
+    allp = order_protocols({p for g in groups for p in d.protocols(g)})
+    color = colors_for(allp, plt)
+    handles = {}
+    for i, g in enumerate(groups):
+        ax = axes[i // cols][i % cols]
+        ns = d.node_counts(g)
+        for p in d.protocols(g):
+            pts = [(n, d.speedup(g, p, n)) for n in ns]
+            pts = [(n, s) for n, s in pts if s is not None]
+            if not pts:
+                continue
+            h, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", color=color[p],
+                         linestyle="--" if p == "hw" else "-", label=p)
+            handles[p] = h
+        ax.plot(ns, ns, color="0.8", linewidth=0.8, zorder=0)  # ideal
+        ax.set_title(d.label(g))
+        ax.set_xticks(ns)
+        ax.set_xlabel("nodes")
+        ax.set_ylabel("speedup")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    for j in range(len(groups), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    if handles:
+        fig.legend([handles[p] for p in allp if p in handles], [p for p in allp if p in handles],
+                   loc="lower center", ncol=len(handles), frameon=False)
+    fig.suptitle("Speedup over the sequential run (grey: linear)")
+    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_breakdown(d, plt, path):
+    groups = [g for g in d.groups if d.node_counts(g)]
+    rows, cols = grid(len(groups))
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.5 * rows), squeeze=False)
+    cmap = plt.get_cmap("Set2")
+    handles = None
+    for i, g in enumerate(groups):
+        ax = axes[i // cols][i % cols]
+        n = d.node_counts(g)[-1]
+        ps = [p for p in d.protocols(g) if d.breakdown(g, p, n) is not None]
+        bds = {p: d.breakdown(g, p, n) for p in ps}
+        ref_p = "async" if "async" in bds else (ps[0] if ps else None)
+        ref = sum(bds[ref_p][f] for f, _ in COMPONENTS) if ref_p else 0.0
+        if not ref:
+            ref = 1.0
+        bottoms = [0.0] * len(ps)
+        bars = []
+        for k, (f, lbl) in enumerate(COMPONENTS):
+            vals = [bds[p][f] / ref for p in ps]
+            bars.append(ax.bar(range(len(ps)), vals, bottom=bottoms, color=cmap(k), label=lbl, width=0.7))
+            bottoms = [b + v for b, v in zip(bottoms, vals)]
+        handles = bars
+        ax.set_xticks(range(len(ps)))
+        ax.set_xticklabels(ps, rotation=30)
+        ax.set_title("%s, %d nodes" % (d.label(g), n))
+        ax.set_ylabel("time / %s" % (ref_p or "-"))
+        ax.axhline(1.0, color="0.5", linewidth=0.6)
+        ax.grid(True, axis="y", alpha=0.3)
+    for j in range(len(groups), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    if handles:
+        fig.legend(handles, [lbl for _, lbl in COMPONENTS], loc="lower center", ncol=len(COMPONENTS), frameon=False)
+    fig.suptitle("Time breakdown at the largest node count (mean over nodes), normalised to async")
+    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def handler_means(d):
+    """protocol -> {part: ms} mean over apps of (mean per node) at each app's largest node count."""
+    per_p = {}
+    for g in d.groups:
+        ns = d.node_counts(g)
+        if not ns:
+            continue
+        for p in d.protocols(g):
+            b = d.breakdown(g, p, ns[-1])
+            if b is None:
+                continue
+            parts = {f: b[f] for f, _ in HANDLER_PARTS}
+            parts["other"] = max(0.0, b["handler"] - sum(parts.values()))
+            per_p.setdefault(p, []).append(parts)
+    out = {}
+    for p, lst in per_p.items():
+        out[p] = {k: 1e3 * statistics.mean(x[k] for x in lst) for k in lst[0]}
+        out[p]["apps"] = len(lst)
+    return out
+
+
+def plot_handler(d, plt, path):
+    hm = handler_means(d)
+    ps = order_protocols(hm)
+    fig, ax = plt.subplots(figsize=(1.3 * max(len(ps), 3) + 2, 4))
+    cmap = plt.get_cmap("Set1")
+    parts = [(f, lbl) for f, lbl in HANDLER_PARTS] + [("other", "other")]
+    bottoms = [0.0] * len(ps)
+    for k, (f, lbl) in enumerate(parts):
+        vals = [hm[p][f] for p in ps]
+        ax.bar(range(len(ps)), vals, bottom=bottoms, color=cmap(k), label=lbl, width=0.6)
+        bottoms = [b + v for b, v in zip(bottoms, vals)]
+    ax.set_xticks(range(len(ps)))
+    ax.set_xticklabels(ps)
+    ax.set_ylabel("handler time per node (ms)")
+    ax.set_title("Handler time per protocol (mean per node, averaged over apps)")
+    ax.legend()
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return hm
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("json", help="result of tools/rdsm_bench.py")
+    ap.add_argument("--out", default=None, help="directory for the PNGs (default: the JSON file's directory)")
+    a = ap.parse_args(argv)
+    plt = load_matplotlib()
+    try:
+        with open(a.json, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError) as e:
+        sys.exit("rdsm_report: cannot read %s: %s" % (a.json, e))
+    d = Data(doc)
+    out = a.out or os.path.dirname(os.path.abspath(a.json))
+    os.makedirs(out, exist_ok=True)
+
+    cfg = doc.get("config", {})
+    print("rdsm benchmark %s: %d runs (%d failed), repeat %s, host %s, %s cpus" % (
+        doc.get("started", "?"), len(doc.get("runs", [])), len(d.failed), cfg.get("repeat", "?"),
+        doc.get("host", "?"), doc.get("cpus", "?")))
+    for note in doc.get("notes", []):
+        print("note: " + note)
+    print()
+    print_tables(d)
+
+    paths = [os.path.join(out, f) for f in ("speedup.png", "breakdown.png", "handler.png")]
+    plot_speedup(d, plt, paths[0])
+    plot_breakdown(d, plt, paths[1])
+    hm = plot_handler(d, plt, paths[2])
+    print("== handler time per node (ms), mean over apps at each app's largest node count")
+    print_table([[p, "%d" % hm[p]["apps"]] + ["%.3f" % hm[p][k] for k in ("handler_page", "handler_diff",
+                                                                          "handler_sync", "other")]
+                 for p in order_protocols(hm)], ["protocol", "apps", "page", "diff", "sync", "other"])
+    print()
+    if d.failed:
+        print("failed runs (left out):")
+        for r in d.failed:
+            print("  %s size %s, protocol %s, %d nodes, repeat %d: %s" % (
+                r["app"], r["size"], r["protocol"], r["nodes"], r.get("repeat", 0) + 1, r.get("error")))
+        print()
+    for p in paths:
+        print("wrote " + p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
