@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "common/app_util.h"
+#include "common/fft_kernel.h"
 #include "rdsm.h"
 
 static const char *kUsage =
@@ -39,15 +40,6 @@ static const char *kUsage =
     "  six-step complex FFT of 2^M points (default and test: M=18, medium: M=21, paper: M=22 = 4M points,\n"
     "  seed 003 Table 1.3), forward and inverse; node 0 checks against a sequential radix-2 FFT.\n"
     "  M=22 needs --region-size 192M (two arrays of 2^M x 16 bytes in shared memory).";
-
-typedef struct cpx {
-  double re, im;
-} cpx;
-
-static inline cpx cmul(cpx a, cpx b) {
-  cpx r = {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
-  return r;
-}
 
 typedef struct fft_args {
   int m;
@@ -84,49 +76,7 @@ static fft_args parse_args(int argc, char **argv) {
   return a;
 }
 
-/* ---- sequential kernels (private memory) --------------------------------- */
-
-/* roots[k] = exp(-2 pi i k / len), k < len/2 (len a power of two >= 2). */
-static cpx *make_roots(long len) {
-  long h = len / 2 > 0 ? len / 2 : 1;
-  cpx *r = (cpx *)malloc(sizeof(cpx) * (size_t)h);
-  if (!r) return NULL;
-  for (long k = 0; k < h; ++k) {
-    double t = -2.0 * M_PI * (double)k / (double)len;
-    r[k].re = cos(t);
-    r[k].im = sin(t);
-  }
-  return r;
-}
-
-/* In-place iterative radix-2 forward FFT of a[0..len) (len = 2^lg);
- * roots from make_roots(len). */
-static void fft_radix2(cpx *a, long len, const cpx *roots) {
-  for (long i = 1, j = 0; i < len; ++i) { /* bit-reversal permutation */
-    long bit = len >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j |= bit;
-    if (i < j) {
-      cpx t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-  }
-  for (long half = 1; half < len; half <<= 1) {
-    long step = len / (2 * half);
-    for (long i = 0; i < len; i += 2 * half) {
-      cpx *lo = a + i, *hi = a + i + half;
-      for (long k = 0; k < half; ++k) {
-        cpx w = roots[k * step];
-        cpx v = cmul(hi[k], w), u = lo[k];
-        lo[k].re = u.re + v.re;
-        lo[k].im = u.im + v.im;
-        hi[k].re = u.re - v.re;
-        hi[k].im = u.im - v.im;
-      }
-    }
-  }
-}
+/* ---- input ---------------------------------------------------------------- */
 
 /* Deterministic input value of point j (same on every node). */
 static cpx input_value(long j) {
@@ -153,8 +103,8 @@ static int plan_make(plan *p, int m) {
   p->n = 1L << m;
   p->n1 = 1L << (m / 2);
   p->n2 = 1L << (m - m / 2);
-  p->roots1 = make_roots(p->n1);
-  p->roots2 = make_roots(p->n2);
+  p->roots1 = make_roots(p->n1, -1.0);
+  p->roots2 = make_roots(p->n2, -1.0);
   p->lo_bits = (m + 1) / 2;
   long nlo = 1L << p->lo_bits, nhi = p->n >> p->lo_bits;
   p->tw_lo = (cpx *)malloc(sizeof(cpx) * (size_t)nlo);
@@ -284,7 +234,7 @@ int main(int argc, char **argv) {
   if (me == 0) {
     input = (cpx *)malloc(bytes);
     cpx *s_src = (cpx *)malloc(bytes), *s_dst = (cpx *)malloc(bytes), *ref = (cpx *)malloc(bytes);
-    cpx *roots_n = make_roots(n);
+    cpx *roots_n = make_roots(n, -1.0);
     if (!input || !s_src || !s_dst || !ref || !roots_n) {
       printf("FAIL fft: cannot allocate private memory for the sequential check (n = %ld)\n", n);
       pass = 0;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "common/app_util.h"
+#include "common/fft_kernel.h"
 #include "rdsm.h"
 
 static const char *kUsage =
@@ -34,15 +35,6 @@ static const char *kUsage =
     "  3-D FFT of an N^3 complex grid, then ITERS evolve + inverse-FFT steps (default and test: 64^3, 2\n"
     "  iterations; medium: 128^3, 6; paper: 128^3 (seed 000 Fig. 9), 10); N a power of two >= 2.\n"
     "  Shared memory: 3 N^3 x 16 bytes (128^3: 96 MiB, fits the default 128M region; 256^3 needs 1G).";
-
-typedef struct cpx {
-  double re, im;
-} cpx;
-
-static inline cpx cmul(cpx a, cpx b) {
-  cpx r = {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
-  return r;
-}
 
 typedef struct f3_args {
   long n, iters;
@@ -85,47 +77,7 @@ static f3_args parse_args(int argc, char **argv) {
   return a;
 }
 
-/* ---- 1-D kernel ------------------------------------------------------------ */
-
-/* roots[k] = exp(sign * 2 pi i k / len), k < len/2. */
-static cpx *make_roots(long len, double sign) {
-  long h = len / 2;
-  cpx *r = (cpx *)malloc(sizeof(cpx) * (size_t)(h > 0 ? h : 1));
-  if (!r) return NULL;
-  for (long k = 0; k < h; ++k) {
-    double t = sign * 2.0 * M_PI * (double)k / (double)len;
-    r[k].re = cos(t);
-    r[k].im = sin(t);
-  }
-  return r;
-}
-
-/* In-place iterative radix-2 FFT of a[0..len) with the given roots. */
-static void fft_radix2(cpx *a, long len, const cpx *roots) {
-  for (long i = 1, j = 0; i < len; ++i) {
-    long bit = len >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j |= bit;
-    if (i < j) {
-      cpx t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-  }
-  for (long half = 1; half < len; half <<= 1) {
-    long step = len / (2 * half);
-    for (long i = 0; i < len; i += 2 * half) {
-      cpx *lo = a + i, *hi = a + i + half;
-      for (long k = 0; k < half; ++k) {
-        cpx v = cmul(hi[k], roots[k * step]), u = lo[k];
-        lo[k].re = u.re + v.re;
-        lo[k].im = u.im + v.im;
-        hi[k].re = u.re - v.re;
-        hi[k].im = u.im - v.im;
-      }
-    }
-  }
-}
+/* ---- 1-D transforms along a grid line (kernel in common/fft_kernel.h) ------ */
 
 /* FFT along a strided line of len points starting at a (through buf). */
 static void fft_strided(cpx *a, long len, long stride, const cpx *roots, cpx *buf) {
