@@ -47,9 +47,7 @@ static f3_args parse_args(int argc, char **argv) {
   int n_given = 0, i_given = 0;
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
-    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
-    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
-    const char *val = argv[++i];
+    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     long long v = 0;
     if (!strcmp(opt, "-n")) {
       if (app_parse_i64(val, 2, 512, &v) || (v & (v - 1)))

@@ -54,9 +54,7 @@ static lu_args parse_args(int argc, char **argv) {
   const char *prog = argc > 0 ? argv[0] : "lu";
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
-    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
-    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
-    const char *val = argv[++i];
+    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     long long v = 0;
     if (!strcmp(opt, "--size")) {
       if (!strcmp(val, "test")) a.n = 256, a.b = 16;

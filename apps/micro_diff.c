@@ -79,13 +79,11 @@ int main(int argc, char **argv) {
   const char *json = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
-    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
-    if (!strcmp(opt, "--release")) {
+    if (!strcmp(opt, "--release")) { /* the one option without a value */
       use_release = 1;
       continue;
     }
-    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
-    const char *val = argv[++i];
+    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     if (!strcmp(opt, "--size")) {
       if (!strcmp(val, "small")) large = 0;
       else if (!strcmp(val, "large")) large = 1;

@@ -107,9 +107,7 @@ int main(int argc, char **argv) {
   const char *json = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
-    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
-    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
-    const char *val = argv[++i];
+    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     if (!strcmp(opt, "--pages")) {
       if (app_parse_i64(val, 1, 1 << 20, &pages)) app_usage_exit(prog, kUsage, "--pages: bad count '%s'", val);
     } else if (!strcmp(opt, "--json")) {

@@ -40,9 +40,7 @@ int main(int argc, char **argv) {
   const char *json = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
-    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
-    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
-    const char *val = argv[++i];
+    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     if (!strcmp(opt, "--repeat")) {
       if (app_parse_i64(val, 1, 10000, &repeat)) app_usage_exit(prog, kUsage, "--repeat: bad count '%s' (1 .. 10000)", val);
     } else if (!strcmp(opt, "--pages")) {

@@ -60,9 +60,7 @@ static nb_args parse_args(int argc, char **argv) {
   const char *prog = argc > 0 ? argv[0] : "nbody";
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
-    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
-    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
-    const char *val = argv[++i];
+    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     long long v = 0;
     if (!strcmp(opt, "--variant")) {
       if (!strcmp(val, "nbody")) a.variant_w = 0;

@@ -425,9 +425,7 @@ int main(int argc, char **argv) {
   const char *json = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
-    if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, kUsage);
-    if (i + 1 >= argc) app_usage_exit(prog, kUsage, "option %s needs a value", opt);
-    const char *val = argv[++i];
+    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     if (!strcmp(opt, "--seed")) {
       if (app_parse_u64(val, &seed)) app_usage_exit(prog, kUsage, "--seed: '%s' is not an unsigned integer", val);
       have_seed = 1;

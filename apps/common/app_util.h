@@ -42,6 +42,16 @@ static inline void app_help_exit(const char *prog, const char *usage) {
   exit(0);
 }
 
+/* The value of the option at argv[*i], advancing *i past it; -h/--help
+ * prints the usage and ends the job normally, a missing value is a usage
+ * error.  Every program's option loop starts with it. */
+static inline const char *app_option_value(int argc, char **argv, int *i, const char *prog, const char *usage) {
+  const char *opt = argv[*i];
+  if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) app_help_exit(prog, usage);
+  if (*i + 1 >= argc) app_usage_exit(prog, usage, "option %s needs a value", opt);
+  return argv[++*i];
+}
+
 /* Parses a whole decimal integer in [min, max]; 0 on success. */
 static inline int app_parse_i64(const char *s, long long min, long long max, long long *out) {
   if (!s || !*s) return -1;
