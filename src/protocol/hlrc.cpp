@@ -366,15 +366,7 @@ void Hlrc::acquire() {
   f_.poll();
   if (nodes_ == 1) return;
   if (cfg_.notices == NoticeAxis::eager_push) {
-    drain_notices();
-    std::vector<Interval> got;
-    {
-      std::lock_guard<std::mutex> g(pending_mu_);
-      got.swap(pending_);
-    }
-    NoticeSet s;
-    s.intervals = std::move(got);
-    apply_notices(s);
+    apply_pushed_notices();
     return;
   }
   std::vector<int> writers;

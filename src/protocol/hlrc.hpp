@@ -115,6 +115,8 @@ class Hlrc {
   void publish_interval(uint32_t id, const std::vector<uint32_t> &pages);
   // Eager mode: moves what writers pushed into pending_ (not applied yet).
   void drain_notices();
+  // Eager mode: drains and applies everything pushed so far.
+  void apply_pushed_notices();
   // Applies notices until this node knows every interval up to `target`
   // (eager: from its buffers; lazy: asked from the writers).
   void catch_up(const VClock &target);

@@ -118,18 +118,25 @@ void Hlrc::catch_up(const VClock &target) {
     return;
   }
   // Writers push before they release, so the notices are in this node's
-  // rings already; the loop only guards against a late flush.
-  for (;;) {
-    drain_notices();
-    NoticeSet s;
-    {
-      std::lock_guard<std::mutex> g(pending_mu_);
-      s.intervals.swap(pending_);
-    }
-    apply_notices(s);
-    if (covered()) return;
-    sync::backoff_until([&] { return true; }, {});
+  // rings already; waiting only guards against a late flush.
+  apply_pushed_notices();
+  if (!covered())
+    sync::backoff_until(
+        [&] {
+          apply_pushed_notices();
+          return covered();
+        },
+        while_waiting());
+}
+
+void Hlrc::apply_pushed_notices() {
+  drain_notices();
+  NoticeSet s;
+  {
+    std::lock_guard<std::mutex> g(pending_mu_);
+    s.intervals.swap(pending_);
   }
+  apply_notices(s);
 }
 
 void Hlrc::pull_notices(const std::vector<int> &writers) {
