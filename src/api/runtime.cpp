@@ -25,7 +25,7 @@ Runtime *runtime_if_initialized() { return g_runtime; }
 Runtime &runtime_for(const char *call) {
   if (!g_runtime) {
     if (g_finalized) api_error(call, "called after rdsm_finalize");
-    api_error(call, "called before rdsm_init; call rdsm_init(&argc, &argv) first");
+    api_error(call, "called before rdsm_init; call rdsm_init(&argc, &argv) first (MAIN_INITENV in a SPLASH program)");
   }
   return *g_runtime;
 }
@@ -33,9 +33,13 @@ Runtime &runtime_for(const char *call) {
 void runtime_start(int *, char ***) {
   if (g_runtime) api_error("rdsm_init", "called twice; call it once per process");
   if (g_finalized) api_error("rdsm_init", "called after rdsm_finalize; a process joins a job once");
+  runtime_build(options_from_environment());
+}
+
+void runtime_build(const Options &opt, const RuntimeHook &before_meeting) {
   auto rt = std::make_unique<Runtime>();
-  rt->opt = options_from_environment();
-  set_diagnostic_node(rt->opt.launched ? rt->opt.rank : -1);
+  rt->opt = opt;
+  set_diagnostic_node(rt->opt.launched || !rt->opt.node_fds.empty() ? rt->opt.rank : -1);
   const ProtocolConfig *preset = find_protocol(rt->opt.protocol);
   if (!preset) fatal("unknown protocol '%s'; available: %s", rt->opt.protocol.c_str(), protocol_names().c_str());
   ProtocolConfig chosen = *preset;
@@ -52,10 +56,16 @@ void runtime_start(int *, char ***) {
              rt->opt.handler == HandlerMode::poll ? "poll" : "interrupt");
   }
   rt->fabric = fabric::make_fabric(rt->opt);
+  // The segments whose size does not depend on the job's size first, in
+  // this order, then the protocol's data segment: a fork-join master keeps
+  // them all from one job to the next (see fork_join.hpp).
+  rt->allocator = std::make_unique<SharedAllocator>(*rt->fabric, placement_named(rt->opt.placement));
+  rt->registry = std::make_unique<SyncRegistry>(*rt->fabric, rt->opt.locks);
   rt->protocol = std::make_unique<Hlrc>(*rt->fabric, rt->opt, *cfg);
-  rt->allocator = std::make_unique<SharedAllocator>(*rt->fabric, *rt->protocol, placement_named(rt->opt.placement));
+  rt->allocator->bind(*rt->protocol);
   rt->fabric->start();
   rt->protocol->start();
+  if (before_meeting) before_meeting(*rt);
   rt->fabric->barrier();
   g_runtime = rt.release();
   stats().reset();
@@ -63,19 +73,26 @@ void runtime_start(int *, char ***) {
 }
 
 void runtime_finish() {
-  Runtime &rt = runtime_for("rdsm_finalize");
+  runtime_for("rdsm_finalize");
+  runtime_leave(true);
+}
+
+void runtime_leave(bool last, const RuntimeHook &after_barrier) {
+  Runtime &rt = *g_runtime;
   rt.protocol->finish();
+  if (after_barrier) after_barrier(rt);
   // After the last protocol barrier no node sends another message.
   rt.fabric->barrier();
   rt.fabric->stop();
   if (rt.node_block) {
     rt.node_block->stats = stats().snapshot();
-    rt.node_block->state.store(kNodeFinalized);
+    if (last) rt.node_block->state.store(kNodeFinalized);
     unmap_node_block(rt.node_block);
   }
   g_runtime = nullptr;
-  g_finalized = true;
+  g_finalized = last;
   rt.allocator.reset();
+  rt.registry.reset();
   rt.protocol.reset();
   rt.fabric.reset();
   delete &rt;

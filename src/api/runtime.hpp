@@ -1,9 +1,11 @@
 // The node's runtime: one object per process that joined the job, tying
 // the layers together (fabric -> protocol -> allocator) for the C API.
 #pragma once
+#include <functional>
 #include <memory>
 
 #include "api/shared_allocator.hpp"
+#include "api/sync_registry.hpp"
 #include "bootstrap/node_file.hpp"
 #include "common/options.hpp"
 #include "fabric/fabric.hpp"
@@ -16,6 +18,7 @@ struct Runtime {
   std::unique_ptr<fabric::Fabric> fabric;
   std::unique_ptr<Hlrc> protocol;
   std::unique_ptr<SharedAllocator> allocator;
+  std::unique_ptr<SyncRegistry> registry;
   NodeBlock *node_block = nullptr;  // launched jobs only
 };
 
@@ -24,5 +27,16 @@ Runtime &runtime_for(const char *call);
 Runtime *runtime_if_initialized();
 void runtime_start(int *argc, char ***argv);
 void runtime_finish();
+
+// The two halves of start and finish, for callers that make jobs themselves
+// (fork-join programs build and leave several jobs in one process).
+// runtime_build is collective with the job's other nodes; `before_meeting`
+// runs once this node is set up, before it first meets the others.
+using RuntimeHook = std::function<void(Runtime &)>;
+void runtime_build(const Options &opt, const RuntimeHook &before_meeting = {});
+// Collective: the final barrier, then this node leaves the job.
+// `after_barrier` runs after the protocol's final barrier, while the fabric
+// still works.  With `last` false the process may build another job.
+void runtime_leave(bool last, const RuntimeHook &after_barrier = {});
 
 }  // namespace rdsm

@@ -1,5 +1,7 @@
 #include "api/shared_allocator.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 #include "memory/region.hpp"
 
@@ -17,22 +19,27 @@ constexpr size_t kSmallAlign = 16;
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
-SharedAllocator::SharedAllocator(fabric::Fabric &f, Hlrc &protocol, rdsm_placement default_placement)
-    : f_(f), protocol_(protocol), default_(default_placement) {
+SharedAllocator::SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement)
+    : f_(f), default_(default_placement) {
   meta_ = f_.register_segment(kMetaBytes);
 }
 
+uint64_t SharedAllocator::used_bytes() {
+  uint64_t used = f_.atomic_load(kMetaNode, meta_.id, kBumpOffset);
+  return std::min<uint64_t>(used, protocol_->region().bytes());
+}
+
 uint64_t SharedAllocator::bump(size_t bytes, const char *call) {
-  SharedRegion &r = protocol_.region();
+  SharedRegion &r = protocol_->region();
   if (bytes > r.bytes())
     api_error(call, "%zu bytes do not fit in the shared region of %zu MiB; start the job with a larger "
-              "--region-size",
+              "--region-size (RDSM_REGION_SIZE for a program started alone)",
               bytes, r.bytes() >> 20);
   uint64_t off = f_.fetch_add(kMetaNode, meta_.id, kBumpOffset, bytes);
   if (off + bytes > r.bytes())
     api_error(call,
               "out of shared memory: %zu bytes requested, %llu of %zu MiB already allocated; start the job with "
-              "a larger --region-size",
+              "a larger --region-size (RDSM_REGION_SIZE for a program started alone)",
               bytes, (unsigned long long)off, r.bytes() >> 20);
   return off;
 }
@@ -42,7 +49,7 @@ void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const ch
   if ((int)placement < RDSM_PLACE_DEFAULT || (int)placement > RDSM_PLACE_LOCAL)
     api_error(call, "placement %d is not an rdsm_placement value", (int)placement);
   if (placement == RDSM_PLACE_DEFAULT) placement = default_;
-  SharedRegion &r = protocol_.region();
+  SharedRegion &r = protocol_->region();
   if (bytes < kPageBytes) {
     size_t need = round_up(bytes, kSmallAlign);
     if (need > chunk_left_) {
@@ -57,14 +64,14 @@ void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const ch
   }
   size_t total = round_up(bytes, kPageBytes);
   uint64_t off = bump(total, call);
-  protocol_.place(off / kPageBytes, total / kPageBytes, placement);
+  protocol_->place(off / kPageBytes, total / kPageBytes, placement);
   return r.app() + off;
 }
 
 void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placement) {
   if (f_.rank() == 0) {
     void *p = allocate(bytes, placement, "rdsm_malloc_all");
-    uint64_t off = static_cast<uint8_t *>(p) - protocol_.region().app();
+    uint64_t off = static_cast<uint8_t *>(p) - protocol_->region().app();
     f_.put(kMetaNode, meta_.id, kCollectiveOffset, &off, sizeof off);
     f_.flush(kMetaNode);
   } else if (bytes == 0) {
@@ -72,16 +79,16 @@ void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placemen
   }
   // A protocol barrier, not the fabric's: while waiting, a node must still
   // serve the pages and locks others need to reach the barrier.
-  protocol_.barrier();
+  protocol_->barrier();
   uint64_t off = f_.atomic_load(kMetaNode, meta_.id, kCollectiveOffset);
-  protocol_.barrier();  // nobody may reuse the slot before everyone read it
-  return protocol_.region().app() + off;
+  protocol_->barrier();  // nobody may reuse the slot before everyone read it
+  return protocol_->region().app() + off;
 }
 
 void SharedAllocator::publish_root(int slot, void *p) {
   if (slot < 0 || slot >= RDSM_ROOT_SLOTS)
     api_error("rdsm_publish_root", "slot %d is out of range 0..%d", slot, RDSM_ROOT_SLOTS - 1);
-  if (p && !protocol_.region().contains(p))
+  if (p && !protocol_->region().contains(p))
     api_error("rdsm_publish_root", "%p is not in the shared region; publish memory from rdsm_malloc", p);
   uint64_t v = reinterpret_cast<uintptr_t>(p);
   f_.put(kMetaNode, meta_.id, kRootsOffset + 8 * (uint64_t)slot, &v, sizeof v);

@@ -18,18 +18,26 @@ namespace rdsm {
 
 class SharedAllocator {
  public:
-  // Collective: registers the meta segment (bump pointer, root slots).
-  SharedAllocator(fabric::Fabric &f, Hlrc &protocol, rdsm_placement default_placement);
+  // Collective: registers the meta segment (bump pointer, root slots).  It
+  // is the job's first segment, so it sits at the same place in node 0's
+  // file whatever the job's size (fork-join jobs reuse node 0's file).
+  SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement);
+  // The protocol whose region the allocator hands out; before any allocation.
+  void bind(Hlrc &protocol) { protocol_ = &protocol; }
   void *allocate(size_t bytes, rdsm_placement placement, const char *call);
   void *allocate_collective(size_t bytes, rdsm_placement placement);
   void publish_root(int slot, void *p);
   void *root(int slot);
+  // Bytes of the region handed out so far (by every node).
+  uint64_t used_bytes();
+  // Where the meta segment starts in this node's memory file.
+  uint64_t file_offset() const { return meta_.fd_offset; }
 
  private:
   uint64_t bump(size_t bytes, const char *call);
 
   fabric::Fabric &f_;
-  Hlrc &protocol_;
+  Hlrc *protocol_ = nullptr;
   rdsm_placement default_;
   fabric::Segment meta_;
   uint8_t *chunk_ = nullptr;  // current small-allocation chunk of this node

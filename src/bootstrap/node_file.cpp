@@ -28,6 +28,12 @@ std::vector<int> create_node_files(int count) {
   return fds;
 }
 
+void discard_file_range(int fd, uint64_t off, uint64_t len) {
+  if (len == 0) return;
+  if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) != 0)
+    fatal("cannot clear %llu bytes of a node memory file: %s", (unsigned long long)len, strerror(errno));
+}
+
 std::string format_fd_list(const std::vector<int> &fds) {
   std::string s;
   for (size_t i = 0; i < fds.size(); ++i) {

@@ -49,6 +49,10 @@ std::vector<int> create_node_files(int count);
 std::string format_fd_list(const std::vector<int> &fds);
 std::vector<int> parse_fd_list(const std::string &text, int expected_count);
 
+// Gives back the memory of bytes [off, off+len) of a node file: they read
+// as zero afterwards.
+void discard_file_range(int fd, uint64_t off, uint64_t len);
+
 // Maps the NodeBlock of a node file read-write.
 NodeBlock *map_node_block(int fd);
 void unmap_node_block(NodeBlock *b);

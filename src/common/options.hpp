@@ -29,6 +29,11 @@ struct Options {
                                                  // with PAUSE is slow on virtual machines, and
                                                  // starves peers when nodes outnumber cores)
   std::string protect = "mprotect";              // RDSM_PROTECT: protection backend
+  // Fabric layout: message rings are reserved for this many nodes (0: the
+  // job's size), so the registered segments sit at the same file offsets
+  // whatever the job's size.  Fork-join jobs set it: their master's memory
+  // outlives one job and is reused by the next, of another size.
+  int ring_reserve = 0;
 };
 
 // Parses the environment; on a bad value ends the process with a message

@@ -61,6 +61,11 @@ uint64_t ShmFabric::ring_capacity(int nodes) {
   return cap;
 }
 
+uint64_t ShmFabric::layout_reserve(int nodes) {
+  // The largest ring for every reserved node: independent of the job's size.
+  return kPage + (uint64_t)std::max(nodes, 0) * (kPage + (4ull << 20));
+}
+
 ShmFabric::ShmFabric(const Options &opt, std::vector<int> node_fds)
     : rank_(opt.rank),
       nodes_(opt.nodes),
@@ -79,7 +84,8 @@ ShmFabric::ShmFabric(const Options &opt, std::vector<int> node_fds)
   const uint64_t slot = kPage + cap_;
   const uint64_t ctl_off = kNodeBlockBytes;
   const uint64_t ctl_bytes = kPage + (uint64_t)nodes_ * slot;
-  seg_start_ = align_up(ctl_off + ctl_bytes, kSegmentAlign);
+  const uint64_t reserved = std::max(ctl_bytes, layout_reserve(opt.ring_reserve));
+  seg_start_ = align_up(ctl_off + reserved, kSegmentAlign);
   next_seg_off_ = seg_start_;
 
   // Own area whole (every inbound ring); of a peer only its control page and

@@ -79,6 +79,8 @@ class ShmFabric final : public Fabric {
 
   // Ring capacity for a job of `nodes` nodes: a power of two in [256 KiB, 4 MiB].
   static uint64_t ring_capacity(int nodes);
+  // Bytes of control area reserved for `nodes` nodes' rings (Options::ring_reserve).
+  static uint64_t layout_reserve(int nodes);
   uint64_t ring_capacity() const { return cap_; }
   // Largest payload of one fragment.
   size_t max_fragment() const { return frag_max_; }

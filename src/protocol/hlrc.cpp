@@ -17,6 +17,8 @@
 namespace rdsm {
 
 namespace {
+constexpr size_t kTwinPoolSlots = 4096;  // 16 MiB of twins touched at start-up
+
 uint32_t *map_zeroed_words(size_t count) {
   void *p = mmap(nullptr, count * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) fatal("cannot reserve %zu bytes for page metadata", count * 4);
@@ -59,6 +61,15 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (arena == MAP_FAILED) fatal("cannot reserve %zu MiB of address space for twins", opt_.region_bytes >> 20);
   twins_ = static_cast<uint8_t *>(arena);
+  twin_pool_slots_ = std::min(pages_, kTwinPoolSlots);
+  void *pool = mmap(nullptr, twin_pool_slots_ * kPageBytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (pool == MAP_FAILED) fatal("cannot allocate %zu MiB for twins", (twin_pool_slots_ * kPageBytes) >> 20);
+  twin_pool_ = static_cast<uint8_t *>(pool);
+  pool_free_.resize(twin_pool_slots_);
+  for (size_t i = 0; i < twin_pool_slots_; ++i) pool_free_[i] = (uint32_t)(twin_pool_slots_ - 1 - i);
+  pool_free_count_ = twin_pool_slots_;
+  twin_slot_.assign(pages_, -1);
   written_.assign(pages_, 0);
   written_list_.assign(pages_, 0);
   untracked_.assign(pages_, 0);
@@ -125,6 +136,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
 
 Hlrc::~Hlrc() {
   if (twins_) munmap(twins_, pages_ * kPageBytes);
+  if (twin_pool_) munmap(twin_pool_, twin_pool_slots_ * kPageBytes);
   if (required_) munmap(required_, pages_ * nodes_ * 4);
 }
 
@@ -152,7 +164,17 @@ bool Hlrc::versions_cover(const uint32_t *have, const uint32_t *need) const {
   return true;
 }
 
-void Hlrc::free_twin(size_t page) { has_twin_[page] = 0; }
+void Hlrc::take_twin_slot(size_t page) {
+  twin_slot_[page] = pool_free_count_ ? (int32_t)pool_free_[--pool_free_count_] : -1;
+}
+
+void Hlrc::free_twin(size_t page) {
+  if (twin_slot_[page] >= 0) {
+    pool_free_[pool_free_count_++] = (uint32_t)twin_slot_[page];
+    twin_slot_[page] = -1;
+  }
+  has_twin_[page] = 0;
+}
 
 void Hlrc::note_written(size_t page) {
   if (!written_[page]) {
@@ -163,6 +185,7 @@ void Hlrc::note_written(size_t page) {
 
 void Hlrc::make_writable(size_t page) {
   if (home_[page] != self_) {
+    take_twin_slot(page);
     memcpy(twin(page), region_->sys_page(page), kPageBytes);
     has_twin_[page] = 1;
     add(stats().twins);
@@ -329,6 +352,10 @@ void Hlrc::unlock(int id) {
 }
 
 void Hlrc::barrier() {
+  if (nodes_ == 1) {  // nobody to meet, nothing to make coherent: every page is writable
+    add(stats().barriers);
+    return;
+  }
   release();
   uint64_t t0 = now_ns();
   VClock target(nodes_, 0);

@@ -68,6 +68,13 @@ class Hlrc {
   // policy, before any node touches them.
   void place(size_t first, size_t count, rdsm_placement placement);
 
+  // After finish(): copies into this node's memory every page of the first
+  // `pages` whose home is another node, so that this node's memory alone
+  // holds the whole shared state (fork-join jobs end with the master
+  // holding it, then start the next job from it).
+  void gather_homes(size_t pages);
+  const fabric::Segment &data_segment() const { return data_seg_; }
+
  private:
   enum PageState : uint8_t { kInvalid = 0, kReadOnly = 1, kWritable = 2 };
 
@@ -86,7 +93,12 @@ class Hlrc {
   // Makes an accessible page writable (twin if not home); mu_ held.
   void make_writable(size_t page);
   void note_written(size_t page);
-  uint8_t *twin(size_t page) { return twins_ + page * kPageBytes; }
+  uint8_t *twin(size_t page) {
+    int32_t slot = twin_slot_[page];
+    return slot >= 0 ? twin_pool_ + (size_t)slot * kPageBytes : twins_ + page * kPageBytes;
+  }
+  // Picks the twin's memory for a page about to be twinned; mu_ held.
+  void take_twin_slot(size_t page);
   void close_interval();  // with mu_ held
   void apply_notices(const NoticeSet &s);
   uint32_t open_interval() const { return notices_.vc_of(self_) + 1; }
@@ -165,6 +177,14 @@ class Hlrc {
   std::vector<int16_t> home_;
   std::vector<uint8_t> has_twin_;
   uint8_t *twins_ = nullptr;  // twin arena: one slot per page
+  // Twins come from a pool of memory touched at start-up while it lasts,
+  // so that making a twin in a fault costs a copy, not a page allocation
+  // by the kernel; past that, from the page's slot in the arena.
+  uint8_t *twin_pool_ = nullptr;
+  size_t twin_pool_slots_ = 0;
+  std::vector<uint32_t> pool_free_;  // free pool slots, a stack; capacity fixed
+  size_t pool_free_count_ = 0;
+  std::vector<int32_t> twin_slot_;   // pool slot of each twinned page, or -1
   std::vector<uint8_t> written_;        // written in the open interval
   std::vector<uint32_t> written_list_;  // the same pages, in order; capacity = pages
   size_t written_count_ = 0;

@@ -6,6 +6,7 @@
 //   message: a request to the directory node, whose handler claims (async);
 //   cas:     a remote compare-and-swap on the directory word (ARDMAR) — a
 //            failed CAS returns the real home.
+#include <algorithm>
 #include <cstring>
 
 #include "common/error.hpp"
@@ -78,6 +79,16 @@ void Hlrc::place(size_t first, size_t count, rdsm_placement placement) {
     f_.put((int)(p % nodes_), dir_seg_.id, p * sizeof(uint64_t), &v, sizeof v);
   }
   f_.flush_all();
+}
+
+void Hlrc::gather_homes(size_t pages) {
+  if (nodes_ == 1 || cfg_.coherence == CoherenceAxis::hardware) return;  // all of it is here already
+  pages = std::min(pages, pages_);
+  for (size_t p = 0; p < pages; ++p) {
+    uint64_t word = f_.atomic_load((int)(p % nodes_), dir_seg_.id, p * sizeof(uint64_t));
+    if (word == 0 || (int)(word - 1) == self_) continue;  // never touched, or homed here
+    f_.get((int)(word - 1), data_seg_.id, p * kPageBytes, region_->sys_page(p), kPageBytes);
+  }
 }
 
 }  // namespace rdsm

@@ -1,0 +1,294 @@
+#include "api/fork_join.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <poll.h>
+#include <string>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "api/runtime.hpp"
+#include "bootstrap/node_file.hpp"
+#include "common/error.hpp"
+
+namespace rdsm::fj {
+
+namespace {
+
+struct Worker {
+  pid_t pid;
+  int pidfd;
+  int rank;
+};
+
+// Private to the master; a worker gets a copy at fork and only reads it.
+struct State {
+  bool on = false;
+  bool worker = false;
+  pid_t master = 0;
+  Options base;  // the environment's options, sized for fork-join jobs
+  int file0 = -1;
+  std::vector<void (*)()> pending;
+  std::vector<Worker> workers;
+  std::vector<int> worker_files;
+  // One word per rank, shared with the workers: 1 once the worker has left
+  // its job normally, so its exit is expected.
+  std::atomic<uint32_t> *left = nullptr;
+  std::thread watcher;
+  int watcher_stop = -1;
+};
+State g;
+
+void check_master(const char *call) {
+  if (!g.on) api_error(call, "called before MAIN_INITENV; the master calls MAIN_INITENV first");
+  if (g.worker) api_error(call, "called by a worker; only the master (the process that ran MAIN_INITENV) may");
+}
+
+Options job_options(int nodes, int rank, const std::vector<int> &files) {
+  Options o = g.base;
+  o.nodes = nodes;
+  o.rank = rank;
+  o.node_fds = format_fd_list(files);
+  o.launched = g.base.launched && rank == 0;  // only the master has a launcher reading its file
+  return o;
+}
+
+// Clears the master's file except its node block and what the next job
+// keeps (see fork_join.hpp), so the next job starts from zeroed rings,
+// directories and versions.
+struct KeptRange {
+  uint64_t begin, end;
+};
+KeptRange kept_range(Runtime &rt) {
+  const fabric::Segment &data = rt.protocol->data_segment();
+  uint64_t data_end = data.fd_offset + (data.bytes + 4095) / 4096 * 4096;
+  return {rt.allocator->file_offset(), data_end};
+}
+void clear_all_but(KeptRange k) {
+  discard_file_range(g.file0, kNodeBlockBytes, k.begin - kNodeBlockBytes);
+  discard_file_range(g.file0, k.end, kNodeFileBytes - k.end);
+}
+
+std::string signal_name(int sig) {
+  const char *abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "unknown signal";
+}
+
+// Describes how a worker ended; empty if it ended normally.
+std::string abnormal_end(const Worker &w, int code, int status) {
+  char buf[256];
+  if (code == CLD_KILLED || code == CLD_DUMPED) {
+    snprintf(buf, sizeof buf, "node %d (pid %d) was killed by signal %d (%s)", w.rank, (int)w.pid, status,
+             signal_name(status).c_str());
+  } else if (status != 0) {
+    snprintf(buf, sizeof buf, "node %d (pid %d) exited with status %d", w.rank, (int)w.pid, status);
+  } else if (!g.left[w.rank].load()) {
+    snprintf(buf, sizeof buf,
+             "node %d (pid %d) exited before its CREATE'd function returned (a worker must return, not exit)",
+             w.rank, (int)w.pid);
+  } else {
+    return "";
+  }
+  return buf;
+}
+
+[[noreturn]] void end_program(const std::string &why, int code, int status) {
+  for (const Worker &w : g.workers) kill(w.pid, SIGKILL);
+  fflush(nullptr);
+  fprintf(stderr, "rdsm[node 0]: error: %s; ending the program\n", why.c_str());
+  _exit(code == CLD_EXITED ? (status ? status : 1) : 128 + status);
+}
+
+// Watches the workers of the current job: the master must not wait forever
+// for a node that is gone.  Looks at an exit without reaping it (WNOWAIT),
+// so that wait_for_end reaps and checks every worker itself.
+void watch() {
+  std::vector<bool> done(g.workers.size(), false);
+  for (;;) {
+    std::vector<pollfd> fds{{g.watcher_stop, POLLIN, 0}};
+    std::vector<size_t> who;
+    for (size_t i = 0; i < g.workers.size(); ++i)
+      if (!done[i]) {
+        fds.push_back({g.workers[i].pidfd, POLLIN, 0});
+        who.push_back(i);
+      }
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      fatal("fork-join: poll on the workers failed: %s", strerror(errno));
+    }
+    if (fds[0].revents) return;
+    for (size_t j = 1; j < fds.size(); ++j) {
+      if (!fds[j].revents) continue;
+      const Worker &w = g.workers[who[j - 1]];
+      siginfo_t si{};
+      if (waitid(P_PID, (id_t)w.pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) continue;
+      std::string why = abnormal_end(w, si.si_code, si.si_status);
+      if (!why.empty()) end_program(why, si.si_code, si.si_status);
+      done[who[j - 1]] = true;
+    }
+  }
+}
+
+void start_watcher() {
+  if (g.watcher_stop < 0) {
+    g.watcher_stop = eventfd(0, EFD_CLOEXEC);
+    if (g.watcher_stop < 0) fatal("fork-join: eventfd failed: %s", strerror(errno));
+  }
+  g.watcher = std::thread(watch);
+}
+
+void stop_watcher() {
+  uint64_t one = 1;
+  if (write(g.watcher_stop, &one, sizeof one) != (ssize_t)sizeof one)
+    fatal("fork-join: cannot stop the worker watcher: %s", strerror(errno));
+  g.watcher.join();
+  uint64_t drained;
+  if (read(g.watcher_stop, &drained, sizeof drained) < 0) drained = 0;
+}
+
+[[noreturn]] void run_worker(int rank, int nodes, const std::vector<int> &files, void (*fn)()) {
+  // Die with the master; if it is already gone, do not start.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != g.master) _exit(1);
+  g.worker = true;
+  if (g.watcher_stop >= 0) close(g.watcher_stop);
+  runtime_build(job_options(nodes, rank, files));
+  fn();
+  runtime_leave(true);  // the job's final barrier: this worker's last release
+  g.left[rank].store(1);
+  fflush(nullptr);
+  _exit(0);
+}
+
+void form(const char *call) {
+  const int nodes = 1 + (int)g.pending.size();
+  Runtime &rt = runtime_for(call);
+  const uint64_t used_pages = (rt.allocator->used_bytes() + 4095) / 4096;
+  const KeptRange kept = kept_range(rt);
+  runtime_leave(false);
+  clear_all_but(kept);
+  g.worker_files = create_node_files(nodes - 1);
+  std::vector<int> files{g.file0};
+  files.insert(files.end(), g.worker_files.begin(), g.worker_files.end());
+  for (int r = 0; r < kMaxForkJoinNodes; ++r) g.left[r].store(0);
+  fflush(nullptr);  // or every worker would print the master's buffered output again
+  for (int r = 1; r < nodes; ++r) {
+    pid_t pid = fork();
+    if (pid < 0)
+      fatal("%s: cannot fork worker %d of %d: %s (check `ulimit -u` and free memory)", call, r, nodes - 1,
+            strerror(errno));
+    if (pid == 0) run_worker(r, nodes, files, g.pending[r - 1]);
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd < 0) fatal("%s: pidfd_open failed: %s (Linux 5.3 or newer is needed)", call, strerror(errno));
+    g.workers.push_back({pid, pidfd, r});
+  }
+  g.pending.clear();
+  start_watcher();
+  runtime_build(job_options(nodes, 0, files), [&](Runtime &job) {
+    // Everything allocated so far is in the master's memory: home it there.
+    if (used_pages) job.protocol->place(0, used_pages, RDSM_PLACE_LOCAL);
+  });
+}
+
+void back_to_one_node(const char *call) {
+  KeptRange kept{};
+  runtime_leave(false, [&](Runtime &job) {
+    kept = kept_range(job);
+    job.protocol->gather_homes((job.allocator->used_bytes() + 4095) / 4096);
+  });
+  stop_watcher();
+  for (const Worker &w : g.workers) {
+    siginfo_t si{};
+    if (waitid(P_PID, (id_t)w.pid, &si, WEXITED) != 0) fatal("%s: waiting for node %d failed: %s", call, w.rank, strerror(errno));
+    std::string why = abnormal_end(w, si.si_code, si.si_status);
+    if (!why.empty()) end_program(why, si.si_code, si.si_status);
+    close(w.pidfd);
+  }
+  g.workers.clear();
+  for (int fd : g.worker_files) close(fd);
+  g.worker_files.clear();
+  clear_all_but(kept);
+  runtime_build(job_options(1, 0, {g.file0}));
+}
+
+}  // namespace
+
+bool in_fork_join_program() { return g.on; }
+
+void init(size_t shared_bytes) {
+  if (g.on) api_error("MAIN_INITENV", "called twice; the master calls it once");
+  if (runtime_if_initialized())
+    api_error("MAIN_INITENV", "called after rdsm_init; a fork-join (SPLASH) program uses MAIN_INITENV instead");
+  Options base = options_from_environment();
+  if (base.launched && base.nodes != 1) {
+    // Node 0 explains; the others wait for the launcher to end the job, so
+    // that their exit cannot end it before the explanation is printed.
+    if (base.rank != 0)
+      for (;;) pause();
+    set_diagnostic_node(0);
+    fatal("this is a fork-join (SPLASH) program: its master forks the workers (CREATE), so start one process: "
+          "`rdsm run -n 1 PROGRAM ...` or the program alone (the program's own option sets how many workers)");
+  }
+  if (shared_bytes > base.region_bytes) base.region_bytes = (shared_bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+  base.ring_reserve = kMaxForkJoinNodes;
+  g.base = base;
+  g.file0 = base.launched ? parse_fd_list(base.node_fds, 1)[0] : create_node_files(1)[0];
+  void *words = mmap(nullptr, kMaxForkJoinNodes * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (words == MAP_FAILED) fatal("fork-join: cannot map %zu bytes: %s", kMaxForkJoinNodes * sizeof(uint32_t), strerror(errno));
+  g.left = static_cast<std::atomic<uint32_t> *>(words);
+  g.master = getpid();
+  g.on = true;
+  runtime_build(job_options(1, 0, {g.file0}));
+}
+
+void create(void (*fn)(), const char *call) {
+  check_master(call);
+  if (!fn) api_error(call, "NULL function");
+  if (!g.workers.empty())
+    api_error(call, "called while the workers of an earlier CREATE run; call WAIT_FOR_END before creating more");
+  if ((int)g.pending.size() + 1 >= kMaxForkJoinNodes)
+    api_error(call, "more than %d workers; a fork-join job has at most %d nodes", kMaxForkJoinNodes - 1,
+              kMaxForkJoinNodes);
+  g.pending.push_back(fn);
+}
+
+void create_and_run(void (*fn)(), long nodes, const char *call) {
+  check_master(call);
+  if (nodes < 1 || nodes > kMaxForkJoinNodes)
+    api_error(call, "%ld processes asked for; a fork-join job has 1 to %d", nodes, kMaxForkJoinNodes);
+  for (long i = 1; i < nodes; ++i) create(fn, call);
+  form_pending_job();
+  fn();
+}
+
+void form_pending_job() {
+  if (!g.on || g.worker || g.pending.empty()) return;
+  form("CREATE");
+}
+
+void wait_for_end(const char *call) {
+  check_master(call);
+  form_pending_job();
+  if (g.workers.empty()) return;
+  back_to_one_node(call);
+}
+
+void end() {
+  check_master("MAIN_END");
+  wait_for_end("MAIN_END");
+  runtime_leave(true);
+  fflush(nullptr);
+}
+
+}  // namespace rdsm::fj

@@ -1,0 +1,46 @@
+// Fork-join jobs: the program model of SPLASH-2 and Splash-3 on rdsm.
+//
+// The program starts as one process, the master, which does the sequential
+// set-up alone, in a job of one node.  CREATE(fn) asks for a worker to run
+// fn.  The workers are forked when the master next synchronises (or at once
+// for Splash-3's CREATE(fn, P)), so each inherits the master's private
+// memory from after its set-up, and master and workers form a job of
+// 1 + workers nodes.  The pages allocated so far are homed at the master,
+// whose memory already holds them; later allocations follow the placement
+// policy.  WAIT_FOR_END ends that job: its final barrier is each worker's
+// last release and the master's acquire, the master copies in the pages
+// homed at workers, the workers exit, and the master goes on alone in a job
+// of one node over the same memory.  CREATE may be used again after that.
+//
+// The master's memory file outlives its jobs.  What a job keeps for the next
+// sits at the front of the file and does not depend on the job's size (the
+// fabric reserves rings for kMaxForkJoinNodes): the allocator's segment, the
+// synchronisation-object table and the shared data.  Everything else is
+// cleared between jobs.
+//
+// A worker that dies, or exits before its function returned, ends the
+// program at once with a message naming it; workers die with the master.
+#pragma once
+#include <cstddef>
+
+namespace rdsm::fj {
+
+constexpr int kMaxForkJoinNodes = 64;
+
+// MAIN_INITENV: this process becomes the master.  `shared_bytes` (may be 0)
+// is the program's estimate of the shared memory it needs.
+void init(size_t shared_bytes);
+// CREATE(fn): a worker will run fn.
+void create(void (*fn)(), const char *call);
+// CREATE(fn, P): P-1 workers run fn, then the master runs it too.
+void create_and_run(void (*fn)(), long nodes, const char *call);
+// Forks the workers CREATE asked for, if any are waiting (master only).
+void form_pending_job();
+// WAIT_FOR_END: every worker of every CREATE has finished; their writes are
+// visible to the master.
+void wait_for_end(const char *call);
+// MAIN_END: waits for any workers, then leaves the runtime.
+void end();
+bool in_fork_join_program();
+
+}  // namespace rdsm::fj

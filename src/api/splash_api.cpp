@@ -1,0 +1,221 @@
+// The functions behind the SPLASH macros (include/rdsm_splash.h).
+//
+// Program structure is fork_join.cpp's.  Every synchronisation object is a
+// job lock id found from the object's address (sync_registry.hpp) plus, for
+// barriers, pause flags and condition variables, a few counters in the
+// object itself, read and written only while holding that lock, so lazy
+// release consistency makes them exact.  A process waiting for a counter to
+// change re-takes the lock now and then: that is what shows it the other
+// processes' writes.  A barrier of every process of the job is the
+// protocol's own barrier.
+#include <ctime>
+
+#include "api/fork_join.hpp"
+#include "api/runtime.hpp"
+#include "common/clock.hpp"
+#include "common/error.hpp"
+#include "rdsm_splash.h"
+#include "stats/stats.hpp"
+
+using namespace rdsm;
+
+namespace {
+
+// The runtime for a synchronisation call: the master forks the workers its
+// CREATE calls asked for before it first synchronises.
+Runtime &sync_runtime(const char *call) {
+  fj::form_pending_job();
+  return runtime_for(call);
+}
+
+int id_of(Runtime &rt, const void *object, const char *call) {
+  if (!object) api_error(call, "NULL object");
+  SharedRegion &r = rt.protocol->region();
+  if (!r.contains(object))
+    api_error(call,
+              "the object at %p is not in shared memory; declare it in memory from G_MALLOC so that every "
+              "process sees the same one",
+              object);
+  return rt.registry->id_for((uint64_t)(static_cast<const uint8_t *>(object) - r.app()), call);
+}
+
+// Holds the object's lock for `body`; returns what body returns.
+template <class F>
+auto with_lock(Runtime &rt, int id, F body) {
+  rt.protocol->lock(id);
+  auto result = body();
+  rt.protocol->unlock(id);
+  return result;
+}
+
+// Re-checks `ready` (which takes the object's lock) with a growing pause,
+// serving this node's messages meanwhile when nothing else does (poll mode).
+template <class F>
+void wait_until(Runtime &rt, F ready) {
+  long pause_ns = 2000;
+  while (!ready()) {
+    if (rt.opt.handler == HandlerMode::poll) rt.fabric->poll();
+    timespec ts{0, pause_ns};
+    nanosleep(&ts, nullptr);
+    if (pause_ns < 500000) pause_ns += pause_ns / 2;
+  }
+}
+
+double g_roi_begin = 0, g_roi_seconds = 0;
+
+}  // namespace
+
+extern "C" {
+
+void rdsm_splash_init(size_t shared_bytes) { fj::init(shared_bytes); }
+void rdsm_splash_end(void) { fj::end(); }
+void rdsm_splash_create(void (*fn)(void)) { fj::create(fn, "CREATE"); }
+void rdsm_splash_create_n(void (*fn)(void), long processes) { fj::create_and_run(fn, processes, "CREATE"); }
+void rdsm_splash_wait_for_end(long workers) {
+  if (workers < 0) api_error("WAIT_FOR_END", "%ld workers; the count cannot be negative", workers);
+  fj::wait_for_end("WAIT_FOR_END");
+}
+
+void *rdsm_splash_malloc(size_t bytes) {
+  return runtime_for("G_MALLOC").allocator->allocate(bytes, RDSM_PLACE_DEFAULT, "G_MALLOC");
+}
+
+void rdsm_splash_lock_init(rdsm_splash_lock_t *l) { id_of(runtime_for("LOCKINIT"), l, "LOCKINIT"); }
+void rdsm_splash_alock_init(rdsm_splash_lock_t *locks, long count) {
+  Runtime &rt = runtime_for("ALOCKINIT");
+  if (count < 0) api_error("ALOCKINIT", "%ld locks; the count cannot be negative", count);
+  for (long i = 0; i < count; ++i) id_of(rt, &locks[i], "ALOCKINIT");
+}
+void rdsm_splash_lock(rdsm_splash_lock_t *l) {
+  Runtime &rt = sync_runtime("LOCK");
+  rt.protocol->lock(id_of(rt, l, "LOCK"));
+}
+void rdsm_splash_unlock(rdsm_splash_lock_t *l) {
+  Runtime &rt = sync_runtime("UNLOCK");
+  rt.protocol->unlock(id_of(rt, l, "UNLOCK"));
+}
+
+void rdsm_splash_barrier_init(rdsm_splash_barrier_t *b) {
+  Runtime &rt = runtime_for("BARINIT");
+  id_of(rt, b, "BARINIT");
+  b->arrived = 0;
+  b->generation = 0;
+}
+void rdsm_splash_barrier(rdsm_splash_barrier_t *b, long processes) {
+  Runtime &rt = sync_runtime("BARRIER");
+  const int nodes = rt.fabric->nodes();
+  if (processes < 1 || processes > nodes)
+    api_error("BARRIER", "%ld processes asked for, but the job has %d (the master and its CREATE'd workers)",
+              processes, nodes);
+  if (processes == nodes) {
+    rt.protocol->barrier();
+    return;
+  }
+  int id = id_of(rt, b, "BARRIER");
+  uint64_t mine = 0;
+  bool last = with_lock(rt, id, [&] {
+    mine = b->generation;
+    if (++b->arrived < processes) return false;
+    b->arrived = 0;
+    b->generation = mine + 1;
+    return true;
+  });
+  if (!last) wait_until(rt, [&] { return with_lock(rt, id, [&] { return b->generation != mine; }); });
+}
+
+void rdsm_splash_pause_init(rdsm_splash_pause_t *p) {
+  id_of(runtime_for("PAUSEINIT"), p, "PAUSEINIT");
+  p->count = 0;
+}
+void rdsm_splash_pause_set(rdsm_splash_pause_t *p) {
+  Runtime &rt = sync_runtime("SETPAUSE");
+  with_lock(rt, id_of(rt, p, "SETPAUSE"), [&] { return ++p->count; });
+}
+void rdsm_splash_pause_wait(rdsm_splash_pause_t *p) {
+  Runtime &rt = sync_runtime("WAITPAUSE");
+  int id = id_of(rt, p, "WAITPAUSE");
+  wait_until(rt, [&] {
+    return with_lock(rt, id, [&] {
+      if (p->count <= 0) return false;
+      --p->count;
+      return true;
+    });
+  });
+}
+void rdsm_splash_pause_clear(rdsm_splash_pause_t *p) {
+  Runtime &rt = sync_runtime("CLEARPAUSE");
+  with_lock(rt, id_of(rt, p, "CLEARPAUSE"), [&] { return p->count = 0; });
+}
+
+// A waiter notes the generation it arrived in; signal and broadcast hand
+// out wake-ups to waiters counted so far and start a new generation, and a
+// waiter leaves by taking a wake-up handed out after it arrived.
+void rdsm_splash_condvar_init(rdsm_splash_condvar_t *cv) {
+  id_of(runtime_for("CONDVARINIT"), cv, "CONDVARINIT");
+  cv->waiters = 0;
+  cv->wakeups = 0;
+  cv->generation = 0;
+}
+void rdsm_splash_condvar_wait(rdsm_splash_condvar_t *cv, rdsm_splash_lock_t *l) {
+  Runtime &rt = sync_runtime("CONDVARWAIT");
+  int id = id_of(rt, cv, "CONDVARWAIT");
+  int user = id_of(rt, l, "CONDVARWAIT");
+  uint64_t arrived_in = with_lock(rt, id, [&] {
+    ++cv->waiters;
+    return cv->generation;
+  });
+  rt.protocol->unlock(user);
+  wait_until(rt, [&] {
+    return with_lock(rt, id, [&] {
+      if (cv->generation == arrived_in || cv->wakeups == 0) return false;
+      --cv->wakeups;
+      return true;
+    });
+  });
+  rt.protocol->lock(user);
+}
+void rdsm_splash_condvar_signal(rdsm_splash_condvar_t *cv) {
+  Runtime &rt = sync_runtime("CONDVARSIGNAL");
+  with_lock(rt, id_of(rt, cv, "CONDVARSIGNAL"), [&] {
+    if (cv->waiters > 0) {
+      --cv->waiters;
+      ++cv->wakeups;
+      ++cv->generation;
+    }
+    return 0;
+  });
+}
+void rdsm_splash_condvar_broadcast(rdsm_splash_condvar_t *cv) {
+  Runtime &rt = sync_runtime("CONDVARBCAST");
+  with_lock(rt, id_of(rt, cv, "CONDVARBCAST"), [&] {
+    if (cv->waiters > 0) {
+      cv->wakeups += cv->waiters;
+      cv->waiters = 0;
+      ++cv->generation;
+    }
+    return 0;
+  });
+}
+
+void rdsm_splash_release_fence(void) { sync_runtime("RELEASE_FENCE").protocol->release(); }
+void rdsm_splash_acquire_fence(void) { sync_runtime("ACQUIRE_FENCE").protocol->acquire(); }
+void rdsm_splash_full_fence(void) {
+  Runtime &rt = sync_runtime("FULL_FENCE");
+  rt.protocol->release();
+  rt.protocol->acquire();
+}
+
+unsigned long rdsm_splash_clock(void) { return (unsigned long)(now_ns() / 1000); }
+
+void rdsm_splash_roi_begin(void) {
+  runtime_for("SPLASH3_ROI_BEGIN");
+  stats().reset();
+  g_roi_begin = (double)now_ns() * 1e-9;
+}
+void rdsm_splash_roi_end(void) {
+  runtime_for("SPLASH3_ROI_END");
+  g_roi_seconds = (double)now_ns() * 1e-9 - g_roi_begin;
+}
+double rdsm_splash_roi_seconds(void) { return g_roi_seconds; }
+
+}  // extern "C"

@@ -1,0 +1,46 @@
+# SPLASH compatibility: programs of our own written in the SPLASH macro
+# dialect, built through m4 with splash/c.m4.rdsm like a SPLASH program.
+set(RDSM_SPLASH_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/splash)
+rdsm_add_splash_program(splash_every_macro ${RDSM_SPLASH_TEST_DIR}/every_macro.C)
+rdsm_add_splash_program(splash_failures ${RDSM_SPLASH_TEST_DIR}/failures.C)
+
+# Every macro, under every protocol preset, with 2 and 4 processes; the
+# program started alone (the protocol from RDSM_PROTOCOL).  RDSM_LOCKS is
+# set so that re-initialising its 5000 condition variables three times would
+# run out of lock ids if re-initialising used up ids.
+foreach(protocol async ardmar draw newgen genima hw)
+  foreach(procs 2 4)
+    set(name splash.every_macro.${protocol}.p${procs})
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:splash_every_macro> -p ${procs})
+    set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 120
+                         ENVIRONMENT "RDSM_PROTOCOL=${protocol};RDSM_LOCKS=12000"
+                         PASS_REGULAR_EXPRESSION "PASS every_macro" FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()
+# Alone with one process, with poll-mode handlers, and under the launcher.
+add_test(NAME splash.every_macro.p1 COMMAND $<TARGET_FILE:splash_every_macro> -p 1)
+add_test(NAME splash.every_macro.poll.p4 COMMAND $<TARGET_FILE:splash_every_macro> -p 4)
+set_tests_properties(splash.every_macro.poll.p4 PROPERTIES ENVIRONMENT "RDSM_HANDLER=poll")
+add_test(NAME splash.every_macro.launcher.p4
+         COMMAND $<TARGET_FILE:rdsm> run -n 1 --protocol newgen --quiet $<TARGET_FILE:splash_every_macro> -p 4)
+set_tests_properties(splash.every_macro.p1 splash.every_macro.poll.p4 splash.every_macro.launcher.p4
+                     PROPERTIES LABELS "mp;splash" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS every_macro"
+                     FAIL_REGULAR_EXPRESSION "FAIL")
+
+# Failures end the program promptly, named, with nothing left running.
+foreach(mode crash exit huge barrier ok)
+  add_test(NAME splash.failure.${mode}
+           COMMAND ${RDSM_BASH} ${RDSM_SPLASH_TEST_DIR}/failure.sh $<TARGET_FILE:splash_failures> ${mode})
+  set_tests_properties(splash.failure.${mode} PROPERTIES LABELS "mp;splash" TIMEOUT 60)
+endforeach()
+foreach(mode crash ok)
+  add_test(NAME splash.failure.${mode}.launcher
+           COMMAND ${RDSM_BASH} ${RDSM_SPLASH_TEST_DIR}/failure.sh $<TARGET_FILE:splash_failures> ${mode}
+                   $<TARGET_FILE:rdsm>)
+  set_tests_properties(splash.failure.${mode}.launcher PROPERTIES LABELS "mp;splash" TIMEOUT 60)
+endforeach()
+# A fork-join program started as several nodes is told how to start it.
+add_test(NAME splash.failure.started_as_4
+         COMMAND $<TARGET_FILE:rdsm> run -n 4 --quiet $<TARGET_FILE:splash_failures> ok)
+set_tests_properties(splash.failure.started_as_4 PROPERTIES LABELS "mp;splash" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "this is a fork-join \\(SPLASH\\) program.*rdsm run -n 1")
