@@ -12,7 +12,8 @@ set(RDSM_APP_TESTS
   "water|--size test"
   "nbody|--size test --variant nbody"
   "nbody|--size test --variant nbodyw"
-  "ocean|--size test")
+  "ocean|--size test"
+  "barnes|--size test")
 set(RDSM_APP_PROTOCOLS async ardmar draw newgen genima hw)
 foreach(entry ${RDSM_APP_TESTS})
   string(REPLACE "|" ";" parts "${entry}")

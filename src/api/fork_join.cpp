@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <poll.h>
 #include <string>
@@ -46,8 +47,10 @@ struct State {
   std::atomic<uint32_t> *left = nullptr;
   std::thread watcher;
   int watcher_stop = -1;
+  std::atomic<bool> exiting{false};  // the master is ending the program itself
 };
-State g;
+// Never destroyed: exit() may end the program while the watcher runs.
+State &g = *new State;
 
 void check_master(const char *call) {
   if (!g.on) api_error(call, "called before MAIN_INITENV; the master calls MAIN_INITENV first");
@@ -132,6 +135,7 @@ void watch() {
       const Worker &w = g.workers[who[j - 1]];
       siginfo_t si{};
       if (waitid(P_PID, (id_t)w.pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) continue;
+      if (g.exiting.load()) return;  // the master killed its workers on its way out
       std::string why = abnormal_end(w, si.si_code, si.si_status);
       if (!why.empty()) end_program(why, si.si_code, si.si_status);
       done[who[j - 1]] = true;
@@ -221,6 +225,15 @@ void back_to_one_node(const char *call) {
   runtime_build(job_options(1, 0, {g.file0}));
 }
 
+// The master calling exit() ends the program, as it does with threads: the
+// workers go with it, and a launcher sees an ordinary end.
+void master_exits() {
+  if (!g.on || g.worker || getpid() != g.master) return;
+  g.exiting.store(true);
+  for (const Worker &w : g.workers) kill(w.pid, SIGKILL);
+  runtime_record_end();
+}
+
 }  // namespace
 
 bool in_fork_join_program() { return g.on; }
@@ -249,6 +262,7 @@ void init(size_t shared_bytes) {
   g.left = static_cast<std::atomic<uint32_t> *>(words);
   g.master = getpid();
   g.on = true;
+  atexit(master_exits);
   runtime_build(job_options(1, 0, {g.file0}));
 }
 

@@ -77,6 +77,12 @@ void runtime_finish() {
   runtime_leave(true);
 }
 
+void runtime_record_end() {
+  if (!g_runtime || !g_runtime->node_block) return;
+  g_runtime->node_block->stats = stats().snapshot();
+  g_runtime->node_block->state.store(kNodeFinalized);
+}
+
 void runtime_leave(bool last, const RuntimeHook &after_barrier) {
   Runtime &rt = *g_runtime;
   rt.protocol->finish();

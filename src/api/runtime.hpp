@@ -38,5 +38,9 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting = {});
 // `after_barrier` runs after the protocol's final barrier, while the fabric
 // still works.  With `last` false the process may build another job.
 void runtime_leave(bool last, const RuntimeHook &after_barrier = {});
+// For a process that ends the whole program on its own (a fork-join master
+// calling exit): records this node's statistics and that it ended normally,
+// without meeting anyone.
+void runtime_record_end();
 
 }  // namespace rdsm

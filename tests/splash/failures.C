@@ -1,10 +1,13 @@
 /* A SPLASH-style program that fails on purpose, one way per mode, for the
  * failure tests (tests/splash/failure.sh):
- *   crash    worker 2 dies of SIGSEGV while the others wait in a barrier
- *   exit     worker 2 calls exit(0) in its function instead of returning
+ *   crash    workers that got ids >= 2 die of SIGSEGV while the others wait
+ *            in a barrier
+ *   exit     those workers call exit(0) in their function instead of returning
  *   huge     the master asks G_MALLOC for 40 GiB
  *   barrier  a BARRIER for more processes than the program created
  *   ok       nothing fails
+ *   leave    the master calls exit(0) while its workers still run: the
+ *            program ends normally, workers included (as with threads)
  *   usage: failures MODE MARKER   (MARKER only marks the processes)
  */
 #include <signal.h>
@@ -24,6 +27,7 @@ struct shared {
 };
 struct shared *G;
 const char *mode;
+pid_t master_pid; /* set before CREATE: every worker inherits it */
 int P = 4;
 
 void work(void) {
@@ -31,24 +35,32 @@ void work(void) {
   LOCK(G->idlock)
   id = G->next_id++;
   UNLOCK(G->idlock)
-  if (id == 2 && !strcmp(mode, "crash")) {
+  if (id >= 2 && getpid() != master_pid && !strcmp(mode, "crash")) {
     /* A page without access, not a null pointer: sanitizers check stores
      * through null pointers before they happen. */
     volatile int *nowhere = (volatile int *)mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     *nowhere = 1;
   }
-  if (id == 2 && !strcmp(mode, "exit")) exit(0);
+  if (id >= 2 && getpid() != master_pid && !strcmp(mode, "exit")) exit(0);
   BARRIER(G->bar, P)
   if (!strcmp(mode, "barrier")) BARRIER(G->bar, P + 1)
+  if (!strcmp(mode, "leave")) {
+    if (getpid() == master_pid) {
+      printf("PASS failures: leave\n");
+      exit(0);
+    }
+    for (;;) BARRIER(G->bar, P) /* waits for the master, which is gone */
+  }
 }
 
 int main(int argc, char **argv) {
   int i;
   if (argc < 2) {
-    printf("usage: failures crash|exit|huge|barrier|ok [MARKER]\n");
+    printf("usage: failures crash|exit|huge|barrier|ok|leave [MARKER]\n");
     exit(2);
   }
   mode = argv[1];
+  master_pid = getpid();
   MAIN_INITENV()
   G = (struct shared *)G_MALLOC(sizeof(struct shared));
   G->next_id = 0;

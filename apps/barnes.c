@@ -1,0 +1,938 @@
+/* Barnes: a Barnes-Hut hierarchical N-body simulation in the style of
+ * SPLASH-2 Barnes (our own code: single-body leaves, cells with monopole and
+ * quadrupole moments, semi-implicit Euler steps).
+ *
+ * N bodies of a Plummer sphere (total mass 1, G = 1), 64 bytes each
+ * (position, velocity, mass, padding) in one shared array; node p owns the
+ * contiguous block [N*p/nodes, N*(p+1)/nodes) (bodies are generated in random
+ * order, so every block is spread over the whole sphere).  Every time step:
+ *
+ *   bounds   each node writes the bounding box of its bodies into its slot;
+ *            node 0 resets the cell pool and stamps the root cell;  barrier;
+ *   build    every node computes the root cube from all slots and inserts
+ *            its bodies into ONE octree in shared memory (cells from a shared
+ *            pool; each node reserves page-sized ranges of it under an
+ *            allocation lock).  Fine-grained locking as in SPLASH-2
+ *            Barnes-original (the point of the benchmark for a DSM): a
+ *            node walks down without locks while the child slot it needs
+ *            holds a cell, and locks the cell whose slot it must change
+ *            (empty -> body, or body -> new subtree that separates the two
+ *            bodies), re-reading the slot under the lock;  barrier;
+ *   cofm     the cells two levels below the root are dealt round-robin to
+ *            the nodes, each computes mass, centre of mass and quadrupole
+ *            moment of its subtrees bottom-up;  barrier;  node 0 does the top
+ *            two levels;  barrier;
+ *   force    each node walks the tree for each of its bodies (opening
+ *            criterion: a cell of side l whose centre of mass is at distance
+ *            d from the body is used as a whole, monopole + quadrupole, if
+ *            l < theta * d and the body is outside the cell) and keeps the
+ *            accelerations privately;  barrier;
+ *   update   each node moves its own bodies: v += dt a, x += dt v.
+ *
+ * Why the unlocked walk is correct on a release-consistent DSM.  A slot only
+ * ever goes empty -> body -> cell within a step and a cell pointer never
+ * changes, so a stale read can only show an older state; every state but
+ * "cell" is re-read under the lock.  Slots carry the step number (the
+ * generation) in their upper 32 bits, so a value left from an earlier step
+ * (the pool is reused) reads as empty.  A new subtree is built completely
+ * before it is linked into its parent, under the lock of the cell that
+ * receives it; a node that reaches one of its cells by unlocked reads may
+ * not have seen its contents yet: after locking that cell it checks the
+ * cell's generation stamp, and if the stamp is stale it takes and releases
+ * the lock of each ancestor on its path (one of them was released by the
+ * node that linked the subtree) before locking the cell again.  This relies
+ * on a critical section being one interval: no release may happen inside it.
+ * So a node never takes another lock while it holds a cell lock: before
+ * building a subtree it counts the cells needed, and if its reserved range is
+ * too short it unlocks, reserves more under the allocation lock and retries
+ * (an earlier version took the allocation lock inside the cell lock; its
+ * release exposed the new cells' stamps without the slots written after it,
+ * and bodies were lost about once in 50 runs).  Holding at most one lock at a
+ * time, the program cannot deadlock.  Slot and stamp accesses are atomic
+ * loads and stores with acquire/release order for the compiler and for the
+ * hw preset, where the nodes share memory directly.
+ *
+ * Verification.  With one body per leaf the octree of a set of positions
+ * and a root cube is unique: insertion order changes only which pool cell
+ * holds which node of the tree.  Masses and centres of mass are summed over
+ * the children in the fixed octant order 0..7 and the force walk visits
+ * children in that order too, so every floating-point operation is the same
+ * whatever order the nodes inserted the bodies in.  Node 0 therefore runs the
+ * same algorithm sequentially in private memory and requires
+ *   - positions and velocities of every body bit for bit equal, and
+ *   - the shared tree of the last step equal to the sequential one in shape,
+ *     leaves and every cell's mass and centre of mass, bit for bit;
+ * and, to show the approximation is sane, compares the tree acceleration of
+ * 64 sample bodies (evenly spaced indices) at the final positions with the
+ * direct O(N^2) sum.  The error of a sample is |a_tree - a_direct| divided by
+ * |a_direct| or, if larger, by the RMS |a_direct| of the samples (near the
+ * centre |a| tends to 0 while the terms summed do not); every sample must be
+ * within 0.1 and the RMS of the errors within 0.03.  With quadrupole cells
+ * and theta = 1 we measured worst 0.02 .. 0.05 and RMS 0.009 .. 0.018 for
+ * 500 .. 131072 bodies and several seeds (theta is limited to (0, 1]).
+ *
+ * Shared memory: 64 bytes per body plus a pool of 2N cells of 256 bytes, about
+ * 576 bytes per body: up to about 200000 bodies fit the default 128M region;
+ * more need a larger --region-size of `rdsm run`.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/app_util.h"
+#include "rdsm.h"
+
+static const char *kUsage =
+    "[--size test|medium|paper] [-b BODIES] [-s STEPS] [--theta T] [--seed S] [--json FILE]\n"
+    "  Barnes-Hut N-body (Plummer sphere; octree rebuilt every step in shared memory with one\n"
+    "  lock per cell, SPLASH-2 Barnes-original style).  Sizes: test 4096 bodies 3 steps,\n"
+    "  medium 65536 x 48 (about 15 s sequentially), paper 32768 x 4 (seed 003: 32K\n"
+    "  particles; seed 000 Fig. 9 prints 32678, read here as 32768; seed 004 Table 3 uses\n"
+    "  16K: -b 16384).  -b/-s override.  theta: opening criterion, 0 < T <= 1 (default 1).\n"
+    "  --seed: initial conditions.  Node 0 checks bit for bit against a sequential run and\n"
+    "  checks sample tree forces against the direct O(N^2) sum.  About 576 bytes of shared\n"
+    "  memory per body: beyond about 200000 bodies pass rdsm run a larger --region-size.";
+
+/* ---- data ----------------------------------------------------------------- */
+
+typedef struct body {
+  double pos[3];
+  double vel[3];
+  double mass;
+  double pad;
+} body; /* 64 bytes */
+
+/* A slot: upper half the generation (step + 1) it was written in, a slot of
+ * another generation reads as empty; lower half 0 empty, odd 2i+1 body i,
+ * even 2c+2 cell c. */
+typedef struct cell {
+  uint64_t slot[8];
+  uint64_t gen; /* step stamp: the cell was made in this generation */
+  double mass;
+  double com[3];
+  double quad[6]; /* traceless quadrupole about com: xx xy xz yy yz zz */
+  uint64_t pad[13];
+} cell; /* 256 bytes: 16 to a 4 KiB page, never straddling one */
+
+#define MAX_DEPTH 80
+#define ALLOC_LOCK 0
+#define N_SAMPLES 64
+
+static const double kDt = 0.025;
+static const double kEps2 = 0.05 * 0.05; /* softening squared */
+static const double kPi = 3.14159265358979323846;
+
+typedef struct bh_args {
+  long bodies, steps;
+  double theta;
+  uint64_t seed;
+  const char *size;
+  const char *json;
+} bh_args;
+
+static bh_args parse_args(int argc, char **argv) {
+  bh_args a = {4096, 3, 1.0, 1, "test", NULL};
+  long b = -1, s = -1;
+  const char *prog = argc > 0 ? argv[0] : "barnes";
+  for (int i = 1; i < argc; ++i) {
+    const char *opt = argv[i];
+    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
+    long long v = 0;
+    if (!strcmp(opt, "--size")) {
+      if (strcmp(val, "test") && strcmp(val, "medium") && strcmp(val, "paper"))
+        app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
+      a.size = val;
+    } else if (!strcmp(opt, "-b")) {
+      if (app_parse_i64(val, 2, 1L << 22, &v)) app_usage_exit(prog, kUsage, "-b: bad body count '%s' (2 .. 4194304)", val);
+      b = (long)v;
+    } else if (!strcmp(opt, "-s")) {
+      if (app_parse_i64(val, 0, 1000000, &v)) app_usage_exit(prog, kUsage, "-s: bad step count '%s'", val);
+      s = (long)v;
+    } else if (!strcmp(opt, "--theta")) {
+      char *end = NULL;
+      double t = strtod(val, &end);
+      if (*end != '\0' || !(t > 0.0 && t <= 1.0)) app_usage_exit(prog, kUsage, "--theta: '%s' is not in (0, 1]", val);
+      a.theta = t;
+    } else if (!strcmp(opt, "--seed")) {
+      if (app_parse_u64(val, &a.seed)) app_usage_exit(prog, kUsage, "--seed: bad seed '%s'", val);
+    } else if (!strcmp(opt, "--json")) {
+      a.json = val;
+    } else {
+      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+    }
+  }
+  if (!strcmp(a.size, "test")) { a.bodies = 4096; a.steps = 3; }
+  else if (!strcmp(a.size, "medium")) { a.bodies = 65536; a.steps = 48; }
+  else { a.bodies = 32768; a.steps = 4; }
+  if (b > 0) a.bodies = b;
+  if (s >= 0) a.steps = s;
+  return a;
+}
+
+/* ---- initial state: Plummer sphere ------------------------------------------ */
+
+static double uniform01(uint64_t *st) { return (double)(app_splitmix64(st) >> 11) * 0x1.0p-53; }
+
+static void random_direction(uint64_t *st, double r, double out[3]) {
+  double z = 2.0 * uniform01(st) - 1.0;
+  double phi = 2.0 * kPi * uniform01(st);
+  double s = sqrt(1.0 - z * z);
+  out[0] = r * s * cos(phi);
+  out[1] = r * s * sin(phi);
+  out[2] = r * z;
+}
+
+/* All n bodies (every node computes them; it is cheap), in the centre-of-mass
+ * frame, scaled to standard N-body units (virial radius 1). */
+static void init_bodies(body *b, long n, uint64_t seed) {
+  const double rscale = 3.0 * kPi / 16.0, vscale = sqrt(1.0 / rscale);
+  double cp[3] = {0, 0, 0}, cv[3] = {0, 0, 0};
+  for (long i = 0; i < n; ++i) {
+    uint64_t st = (seed * 0x2545F4914F6CDD1Dull) ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ 0x6261726e6573ull;
+    double r;
+    do { /* the cumulative mass M(r) = r^3 (1 + r^2)^(-3/2) inverted; outliers cut */
+      double x = uniform01(&st);
+      r = x > 0.0 ? 1.0 / sqrt(pow(x, -2.0 / 3.0) - 1.0) : 0.0;
+    } while (!(r < 8.0));
+    double q, g;
+    do { /* speed fraction q from q^2 (1 - q^2)^(7/2) by rejection (max < 0.1) */
+      q = uniform01(&st);
+      g = uniform01(&st) * 0.1;
+    } while (g > q * q * pow(1.0 - q * q, 3.5));
+    double ve = sqrt(2.0) * pow(1.0 + r * r, -0.25);
+    random_direction(&st, r * rscale, b[i].pos);
+    random_direction(&st, q * ve * vscale, b[i].vel);
+    b[i].mass = 1.0 / (double)n;
+    b[i].pad = 0.0;
+    for (int d = 0; d < 3; ++d) {
+      cp[d] += b[i].pos[d];
+      cv[d] += b[i].vel[d];
+    }
+  }
+  for (int d = 0; d < 3; ++d) {
+    cp[d] /= (double)n;
+    cv[d] /= (double)n;
+  }
+  for (long i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) {
+      b[i].pos[d] -= cp[d];
+      b[i].vel[d] -= cv[d];
+    }
+}
+
+/* ---- the tree (shared or private) ------------------------------------------- */
+
+typedef struct tree {
+  cell *cells; /* pool; cell 0 is the root */
+  long cap;    /* cells in the pool */
+  body *bodies;
+  int shared;  /* 1: the parallel build (locks, unlocked reads); 0: private */
+  uint64_t gen;
+  double center[3], half; /* root cube: center +- half */
+  /* allocation: this node's reserved range [next, end) of the pool */
+  long next, end, chunk;
+  volatile int64_t *alloc_top; /* shared: first free cell of the pool */
+  int lock_span;               /* cell locks are 1 .. lock_span */
+  /* counters of this node */
+  uint64_t locks, stale, interactions;
+} tree;
+
+enum { SLOT_EMPTY = 0, SLOT_BODY = 1, SLOT_CELL = 2 };
+
+static inline uint64_t slot_make(uint64_t gen, uint64_t code) { return (gen << 32) | code; }
+static inline int slot_kind(const tree *t, uint64_t s, long *idx) {
+  if ((s >> 32) != t->gen) return SLOT_EMPTY;
+  uint32_t code = (uint32_t)s;
+  if (code == 0) return SLOT_EMPTY;
+  if (code & 1u) {
+    *idx = (long)(code >> 1);
+    return SLOT_BODY;
+  }
+  *idx = (long)(code >> 1) - 1;
+  return SLOT_CELL;
+}
+static inline uint64_t body_code(long i) { return 2u * (uint64_t)i + 1u; }
+static inline uint64_t cell_code(long c) { return 2u * (uint64_t)c + 2u; }
+
+/* Unlocked accesses of the parallel build: atomic for the compiler and the
+ * hardware (plain loads and stores on x86); the DSM side is argued above. */
+static inline uint64_t load_slot(const tree *t, long c, int k) {
+  return __atomic_load_n(&t->cells[c].slot[k], __ATOMIC_ACQUIRE);
+}
+static inline void store_slot(tree *t, long c, int k, uint64_t v) {
+  __atomic_store_n(&t->cells[c].slot[k], v, __ATOMIC_RELEASE);
+}
+static inline uint64_t load_gen(const tree *t, long c) { return __atomic_load_n(&t->cells[c].gen, __ATOMIC_ACQUIRE); }
+
+static inline int cell_lock(const tree *t, long c) { return 1 + (int)(c % t->lock_span); }
+
+static inline int octant_of(const double p[3], const double c[3]) {
+  return (p[0] >= c[0]) | (p[1] >= c[1]) << 1 | (p[2] >= c[2]) << 2;
+}
+static inline void child_center(const double c[3], double h, int oct, double out[3]) {
+  double q = 0.5 * h;
+  for (int d = 0; d < 3; ++d) out[d] = c[d] + (((oct >> d) & 1) ? q : -q);
+}
+
+static void fatal(const char *msg, long a, long b) {
+  fprintf(stderr, "barnes: node %d: %s (%ld, %ld)\n", rdsm_rank(), msg, a, b);
+  exit(1);
+}
+
+/* Makes sure this node's private range of the pool holds at least need
+ * cells.  Never called with a cell lock held: the allocation lock's release
+ * would split the critical section of the cell lock into two intervals, and
+ * a node that got only the first (through the allocation lock) could see a
+ * new cell's stamp but not the slots written after it. */
+static void reserve_cells(tree *t, long need) {
+  if (t->end - t->next >= need) return;
+  if (!t->shared) fatal("cell pool exhausted (cells, capacity)", t->next + need, t->cap);
+  long size = need > t->chunk ? need : t->chunk;
+  rdsm_lock(ALLOC_LOCK);
+  long base = (long)*t->alloc_top;
+  *t->alloc_top = base + size;
+  rdsm_unlock(ALLOC_LOCK);
+  t->locks++;
+  if (base + size > t->cap) fatal("cell pool exhausted (cells, capacity)", base + size, t->cap);
+  t->next = base;
+  t->end = base + size;
+}
+
+static long alloc_cell(tree *t) {
+  if (t->next >= t->end) fatal("internal error: no reserved cell", t->next, t->end);
+  return t->next++;
+}
+
+/* How many new cells separate bodies at p and q that share octant oct of the
+ * cell at c (half size h) at depth depth. */
+static long chain_length(const double p[3], const double q[3], const double c[3], double h, int oct, int depth) {
+  double cc[3];
+  child_center(c, h, oct, cc);
+  double hh = 0.5 * h;
+  for (long n = 1;; ++n) {
+    if (depth + n > MAX_DEPTH) fatal("tree too deep: bodies coincide (depth)", depth + n, 0);
+    int oi = octant_of(p, cc), oo = octant_of(q, cc);
+    if (oi != oo) return n;
+    double nc[3];
+    child_center(cc, hh, oi, nc);
+    memcpy(cc, nc, sizeof cc);
+    hh *= 0.5;
+  }
+}
+
+static void init_cell(tree *t, long c) {
+  cell *x = &t->cells[c];
+  for (int k = 0; k < 8; ++k) x->slot[k] = slot_make(t->gen, 0);
+  x->mass = 0.0;
+  x->com[0] = x->com[1] = x->com[2] = 0.0;
+  for (int k = 0; k < 6; ++k) x->quad[k] = 0.0;
+  x->gen = t->gen;
+}
+
+/* Starts a build: root cube from the bounding box lo/hi of all bodies. */
+static void tree_begin(tree *t, uint64_t gen, const double lo[3], const double hi[3]) {
+  t->gen = gen;
+  double ext = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    t->center[d] = 0.5 * (lo[d] + hi[d]);
+    if (hi[d] - lo[d] > ext) ext = hi[d] - lo[d];
+  }
+  t->half = 0.5 * ext * 1.0001 + 1e-12;
+  if (t->shared) t->next = t->end = 0; /* reserve_cells takes the first range */
+  else t->next = 1, t->end = t->cap;    /* the private pool is all this tree's; cell 0 is the root */
+}
+
+/* Locks cell c, making sure its contents are visible (see the file comment). */
+static void lock_cell(tree *t, long c, const long *path, int depth) {
+  rdsm_lock(cell_lock(t, c));
+  t->locks++;
+  while (load_gen(t, c) != t->gen) {
+    rdsm_unlock(cell_lock(t, c));
+    t->stale++;
+    for (int k = depth - 1; k >= 0; --k) {
+      rdsm_lock(cell_lock(t, path[k]));
+      rdsm_unlock(cell_lock(t, path[k]));
+      t->locks++;
+    }
+    rdsm_lock(cell_lock(t, c));
+    t->locks++;
+  }
+}
+
+/* Inserts body i.  In the private tree no locks are taken. */
+static void insert_body(tree *t, long i) {
+  const double *p = t->bodies[i].pos;
+  long path[MAX_DEPTH + 2];
+  long cur = 0;
+  int depth = 0; /* of cur */
+  double c[3] = {t->center[0], t->center[1], t->center[2]}, h = t->half;
+  for (;;) {
+    int oct = octant_of(p, c);
+    long idx = 0;
+    int kind = slot_kind(t, load_slot(t, cur, oct), &idx);
+    if (kind != SLOT_CELL && t->shared) {
+      lock_cell(t, cur, path, depth);
+      kind = slot_kind(t, load_slot(t, cur, oct), &idx);
+      if (kind == SLOT_CELL) rdsm_unlock(cell_lock(t, cur));
+    }
+    if (kind == SLOT_CELL) {
+      if (depth >= MAX_DEPTH) fatal("tree too deep: bodies coincide (body, depth)", i, depth);
+      path[depth++] = cur;
+      double cc[3];
+      child_center(c, h, oct, cc);
+      memcpy(c, cc, sizeof c);
+      h *= 0.5;
+      cur = idx;
+      continue;
+    }
+    if (kind == SLOT_EMPTY) {
+      store_slot(t, cur, oct, slot_make(t->gen, body_code(i)));
+    } else {
+      /* body idx is there: a chain of new cells until the two separate */
+      long other = idx;
+      const double *q = t->bodies[other].pos;
+      long need = chain_length(p, q, c, h, oct, depth);
+      if (t->end - t->next < need) { /* refill outside the lock, then retry this cell */
+        if (t->shared) rdsm_unlock(cell_lock(t, cur));
+        reserve_cells(t, need);
+        continue;
+      }
+      double cc[3];
+      child_center(c, h, oct, cc);
+      double hh = 0.5 * h;
+      long top = alloc_cell(t), n = top;
+      init_cell(t, n);
+      for (int dd = depth + 1;; ++dd) {
+        if (dd > MAX_DEPTH) fatal("tree too deep: bodies coincide", i, other);
+        int oi = octant_of(p, cc), oo = octant_of(q, cc);
+        if (oi != oo) {
+          t->cells[n].slot[oi] = slot_make(t->gen, body_code(i));
+          t->cells[n].slot[oo] = slot_make(t->gen, body_code(other));
+          break;
+        }
+        long m = alloc_cell(t);
+        init_cell(t, m);
+        t->cells[n].slot[oi] = slot_make(t->gen, cell_code(m));
+        double nc[3];
+        child_center(cc, hh, oi, nc);
+        memcpy(cc, nc, sizeof cc);
+        hh *= 0.5;
+        n = m;
+      }
+      store_slot(t, cur, oct, slot_make(t->gen, cell_code(top))); /* release: the subtree is complete */
+    }
+    if (t->shared) rdsm_unlock(cell_lock(t, cur));
+    return;
+  }
+}
+
+/* Mass and centre of mass of cell c from its children, in octant order. */
+static void cofm_combine(tree *t, long c) {
+  cell *x = &t->cells[c];
+  double m = 0.0, s[3] = {0, 0, 0};
+  for (int k = 0; k < 8; ++k) {
+    long idx = 0;
+    int kind = slot_kind(t, x->slot[k], &idx);
+    if (kind == SLOT_EMPTY) continue;
+    double mk;
+    const double *pk;
+    if (kind == SLOT_BODY) {
+      mk = t->bodies[idx].mass;
+      pk = t->bodies[idx].pos;
+    } else {
+      mk = t->cells[idx].mass;
+      pk = t->cells[idx].com;
+    }
+    m += mk;
+    for (int d = 0; d < 3; ++d) s[d] += mk * pk[d];
+  }
+  x->mass = m;
+  for (int d = 0; d < 3; ++d) x->com[d] = m > 0.0 ? s[d] / m : 0.0;
+  /* quadrupole: the children's own (cells) plus their point masses about com */
+  double q[6] = {0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 8; ++k) {
+    long idx = 0;
+    int kind = slot_kind(t, x->slot[k], &idx);
+    if (kind == SLOT_EMPTY) continue;
+    double mk;
+    const double *pk;
+    if (kind == SLOT_BODY) {
+      mk = t->bodies[idx].mass;
+      pk = t->bodies[idx].pos;
+    } else {
+      const cell *y = &t->cells[idx];
+      mk = y->mass;
+      pk = y->com;
+      for (int j = 0; j < 6; ++j) q[j] += y->quad[j];
+    }
+    double dx = pk[0] - x->com[0], dy = pk[1] - x->com[1], dz = pk[2] - x->com[2];
+    double d2 = dx * dx + dy * dy + dz * dz;
+    q[0] += mk * (3.0 * dx * dx - d2);
+    q[1] += mk * (3.0 * dx * dy);
+    q[2] += mk * (3.0 * dx * dz);
+    q[3] += mk * (3.0 * dy * dy - d2);
+    q[4] += mk * (3.0 * dy * dz);
+    q[5] += mk * (3.0 * dz * dz - d2);
+  }
+  for (int j = 0; j < 6; ++j) x->quad[j] = q[j];
+}
+
+static void cofm_subtree(tree *t, long c) {
+  for (int k = 0; k < 8; ++k) {
+    long idx = 0;
+    if (slot_kind(t, t->cells[c].slot[k], &idx) == SLOT_CELL) cofm_subtree(t, idx);
+  }
+  cofm_combine(t, c);
+}
+
+/* The cells two levels below the root, in octant order (at most 64). */
+static int level2_cells(const tree *t, long *out) {
+  int n = 0;
+  for (int k = 0; k < 8; ++k) {
+    long c1 = 0;
+    if (slot_kind(t, t->cells[0].slot[k], &c1) != SLOT_CELL) continue;
+    for (int j = 0; j < 8; ++j) {
+      long c2 = 0;
+      if (slot_kind(t, t->cells[c1].slot[j], &c2) == SLOT_CELL) out[n++] = c2;
+    }
+  }
+  return n;
+}
+
+/* The top two levels, after the level-2 subtrees are done. */
+static void cofm_top(tree *t) {
+  for (int k = 0; k < 8; ++k) {
+    long c1 = 0;
+    if (slot_kind(t, t->cells[0].slot[k], &c1) == SLOT_CELL) cofm_combine(t, c1);
+  }
+  cofm_combine(t, 0);
+}
+
+typedef struct walk {
+  const tree *t;
+  long self;
+  double p[3];
+  double theta2;
+  double acc[3];
+  uint64_t interactions;
+} walk;
+
+static inline void add_point(walk *w, const double q[3], double m) {
+  double dx = q[0] - w->p[0], dy = q[1] - w->p[1], dz = q[2] - w->p[2];
+  double r2 = dx * dx + dy * dy + dz * dz + kEps2;
+  double inv = 1.0 / sqrt(r2);
+  double s = m * inv * inv * inv;
+  w->acc[0] += s * dx;
+  w->acc[1] += s * dy;
+  w->acc[2] += s * dz;
+  w->interactions++;
+}
+
+/* A cell as monopole + quadrupole: with r = com - p (softened length R),
+ * a = m r / R^3 - Q r / R^5 + 5/2 (r.Q.r) r / R^7. */
+static inline void add_cell(walk *w, const cell *y) {
+  double dx = y->com[0] - w->p[0], dy = y->com[1] - w->p[1], dz = y->com[2] - w->p[2];
+  double r2 = dx * dx + dy * dy + dz * dz + kEps2;
+  double inv = 1.0 / sqrt(r2);
+  double inv2 = inv * inv, inv3 = inv * inv2, inv5 = inv3 * inv2;
+  const double *q = y->quad;
+  double qx = q[0] * dx + q[1] * dy + q[2] * dz;
+  double qy = q[1] * dx + q[3] * dy + q[4] * dz;
+  double qz = q[2] * dx + q[4] * dy + q[5] * dz;
+  double rqr = dx * qx + dy * qy + dz * qz;
+  double s = y->mass * inv3 + 2.5 * rqr * inv5 * inv2;
+  w->acc[0] += s * dx - qx * inv5;
+  w->acc[1] += s * dy - qy * inv5;
+  w->acc[2] += s * dz - qz * inv5;
+  w->interactions++;
+}
+
+static void walk_cell(walk *w, long c, const double cc[3], double h) {
+  const tree *t = w->t;
+  const cell *x = &t->cells[c];
+  for (int k = 0; k < 8; ++k) {
+    long idx = 0;
+    int kind = slot_kind(t, x->slot[k], &idx);
+    if (kind == SLOT_EMPTY) continue;
+    if (kind == SLOT_BODY) {
+      if (idx != w->self) add_point(w, t->bodies[idx].pos, t->bodies[idx].mass);
+      continue;
+    }
+    double kc[3];
+    child_center(cc, h, k, kc);
+    double kh = 0.5 * h;
+    const cell *y = &t->cells[idx];
+    double dx = y->com[0] - w->p[0], dy = y->com[1] - w->p[1], dz = y->com[2] - w->p[2];
+    double d2 = dx * dx + dy * dy + dz * dz, side = 2.0 * kh;
+    int inside = fabs(w->p[0] - kc[0]) <= kh && fabs(w->p[1] - kc[1]) <= kh && fabs(w->p[2] - kc[2]) <= kh;
+    if (!inside && side * side < w->theta2 * d2) add_cell(w, y);
+    else walk_cell(w, idx, kc, kh);
+  }
+}
+
+/* Tree acceleration of body i into acc. */
+static void tree_accel(tree *t, long i, double theta, double acc[3]) {
+  walk w;
+  w.t = t;
+  w.self = i;
+  memcpy(w.p, t->bodies[i].pos, sizeof w.p);
+  w.theta2 = theta * theta;
+  w.acc[0] = w.acc[1] = w.acc[2] = 0.0;
+  w.interactions = 0;
+  walk_cell(&w, 0, t->center, t->half);
+  memcpy(acc, w.acc, sizeof w.acc);
+  t->interactions += w.interactions;
+}
+
+static void update_bodies(body *b, long i0, long i1, const double *acc) {
+  for (long i = i0; i < i1; ++i) {
+    const double *a = acc + (i - i0) * 3;
+    for (int d = 0; d < 3; ++d) {
+      b[i].vel[d] += kDt * a[d];
+      b[i].pos[d] += kDt * b[i].vel[d];
+    }
+  }
+}
+
+static void bounds(const body *b, long i0, long i1, double lo[3], double hi[3]) {
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = HUGE_VAL;
+    hi[d] = -HUGE_VAL;
+  }
+  for (long i = i0; i < i1; ++i)
+    for (int d = 0; d < 3; ++d) {
+      if (b[i].pos[d] < lo[d]) lo[d] = b[i].pos[d];
+      if (b[i].pos[d] > hi[d]) hi[d] = b[i].pos[d];
+    }
+}
+
+/* The whole step sequence in private memory (node 0's reference). */
+static void sequential_run(tree *t, long n, long steps, double theta, double *acc) {
+  for (long step = 0; step < steps; ++step) {
+    double lo[3], hi[3];
+    bounds(t->bodies, 0, n, lo, hi);
+    tree_begin(t, (uint64_t)step + 1, lo, hi);
+    init_cell(t, 0);
+    for (long i = 0; i < n; ++i) insert_body(t, i);
+    cofm_subtree(t, 0);
+    for (long i = 0; i < n; ++i) tree_accel(t, i, theta, acc + i * 3);
+    update_bodies(t->bodies, 0, n, acc);
+  }
+}
+
+/* Compares two trees node by node; returns the number of differences and
+ * counts the cells and leaves of a. */
+static long tree_compare(const tree *a, long ca, const tree *b, long cb, long *cells, long *leaves) {
+  const cell *x = &a->cells[ca], *y = &b->cells[cb];
+  long diff = memcmp(&x->mass, &y->mass, sizeof(double)) != 0 || memcmp(x->com, y->com, sizeof x->com) != 0 ||
+              memcmp(x->quad, y->quad, sizeof x->quad) != 0;
+  ++*cells;
+  for (int k = 0; k < 8; ++k) {
+    long ia = 0, ib = 0;
+    int ka = slot_kind(a, x->slot[k], &ia), kb = slot_kind(b, y->slot[k], &ib);
+    if (ka != kb) {
+      ++diff;
+      continue;
+    }
+    if (ka == SLOT_BODY) {
+      ++*leaves;
+      diff += ia != ib;
+    } else if (ka == SLOT_CELL) {
+      diff += tree_compare(a, ia, b, ib, cells, leaves);
+    }
+  }
+  return diff;
+}
+
+/* Marks every leaf of the tree; returns how many bodies are missing or twice. */
+static long tree_leaf_check(const tree *t, long c, unsigned char *seen, long n) {
+  long bad = 0;
+  for (int k = 0; k < 8; ++k) {
+    long idx = 0;
+    int kind = slot_kind(t, t->cells[c].slot[k], &idx);
+    if (kind == SLOT_BODY) {
+      if (idx < 0 || idx >= n || seen[idx]++) ++bad;
+    } else if (kind == SLOT_CELL) {
+      bad += tree_leaf_check(t, idx, seen, n);
+    }
+  }
+  return bad;
+}
+
+static double kinetic(const body *b, long n) {
+  double k = 0.0;
+  for (long i = 0; i < n; ++i)
+    k += 0.5 * b[i].mass * (b[i].vel[0] * b[i].vel[0] + b[i].vel[1] * b[i].vel[1] + b[i].vel[2] * b[i].vel[2]);
+  return k;
+}
+
+
+/* Per-node figures gathered for node 0. */
+typedef struct node_report {
+  rdsm_stats st;
+  uint64_t locks, stale, interactions, cofm_units;
+  double build_s, cofm_s, force_s, update_s;
+} node_report;
+
+typedef struct bbox_slot {
+  double lo[3], hi[3];
+  double pad[2];
+} bbox_slot;
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "barnes";
+  bh_args a = parse_args(argc, argv);
+  const int me = rdsm_rank(), nodes = rdsm_nodes();
+  const long n = a.bodies;
+  const size_t bytes = (size_t)n * sizeof(body);
+  if (rdsm_lock_count() < 2) app_usage_exit(prog, kUsage, "needs at least 2 lock ids (--locks)");
+
+  long chunk = (long)(rdsm_page_size() / sizeof(cell));
+  if (chunk < 8) chunk = 8;
+  const long cap = 2 * n + 64 + (2 * (long)nodes + 1) * chunk; /* Plummer trees need about 0.5 N cells */
+
+  app_verdict verdict = app_verdict_create();
+  body *bodies = (body *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
+  cell *cells = (cell *)rdsm_malloc_all((size_t)cap * sizeof(cell), RDSM_PLACE_DEFAULT);
+  bbox_slot *boxes = (bbox_slot *)rdsm_malloc_all(sizeof(bbox_slot) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+  int64_t *alloc_top = (int64_t *)rdsm_malloc_all(rdsm_page_size(), RDSM_PLACE_DEFAULT);
+  node_report *reports = (node_report *)rdsm_malloc_all(sizeof(node_report) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+
+  const long i0 = (long)((int64_t)n * me / nodes);
+  const long i1 = (long)((int64_t)n * (me + 1) / nodes);
+  body *init = (body *)malloc(bytes);
+  double *acc = (double *)malloc((size_t)(i1 - i0 + 1) * 3 * sizeof(double));
+  if (!init || !acc) {
+    fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
+    exit(1);
+  }
+  init_bodies(init, n, a.seed);
+  memcpy(&bodies[i0], &init[i0], (size_t)(i1 - i0) * sizeof(body));
+  free(init);
+
+  tree t;
+  memset(&t, 0, sizeof t);
+  t.cells = cells;
+  t.cap = cap;
+  t.bodies = bodies;
+  t.shared = 1;
+  t.chunk = chunk;
+  t.alloc_top = (volatile int64_t *)alloc_top;
+  t.lock_span = rdsm_lock_count() - 1;
+  rdsm_barrier();
+
+  rdsm_reset_stats();
+  double t0 = rdsm_wtime();
+  double tb = 0, tc = 0, tf = 0, tu = 0;
+  uint64_t units_done = 0;
+  long units[64];
+  for (long step = 0; step < a.steps; ++step) {
+    const uint64_t gen = (uint64_t)step + 1;
+    /* bounds */
+    double lo[3], hi[3];
+    bounds(bodies, i0, i1, lo, hi);
+    memcpy(boxes[me].lo, lo, sizeof lo);
+    memcpy(boxes[me].hi, hi, sizeof hi);
+    if (me == 0) {
+      *alloc_top = chunk; /* the root alone in the first chunk */
+      cells[0].gen = gen;
+    }
+    rdsm_barrier();
+    /* build */
+    double p0 = rdsm_wtime();
+    for (int q = 0; q < nodes; ++q)
+      for (int d = 0; d < 3; ++d) {
+        if (boxes[q].lo[d] < lo[d]) lo[d] = boxes[q].lo[d];
+        if (boxes[q].hi[d] > hi[d]) hi[d] = boxes[q].hi[d];
+      }
+    tree_begin(&t, gen, lo, hi);
+    for (long i = i0; i < i1; ++i) insert_body(&t, i);
+    rdsm_barrier();
+    /* centres of mass */
+    double p1 = rdsm_wtime();
+    int nu = level2_cells(&t, units);
+    for (int u = me; u < nu; u += nodes) {
+      cofm_subtree(&t, units[u]);
+      units_done++;
+    }
+    rdsm_barrier();
+    if (me == 0) cofm_top(&t);
+    rdsm_barrier();
+    /* forces */
+    double p2 = rdsm_wtime();
+    for (long i = i0; i < i1; ++i) tree_accel(&t, i, a.theta, acc + (i - i0) * 3);
+    rdsm_barrier();
+    /* update */
+    double p3 = rdsm_wtime();
+    update_bodies(bodies, i0, i1, acc);
+    double p4 = rdsm_wtime();
+    tb += p1 - p0;
+    tc += p2 - p1;
+    tf += p3 - p2;
+    tu += p4 - p3;
+  }
+  rdsm_barrier();
+  double t_parallel = rdsm_wtime() - t0;
+  node_report *r = &reports[me];
+  rdsm_get_stats(&r->st);
+  r->locks = t.locks;
+  r->stale = t.stale;
+  r->interactions = t.interactions;
+  r->cofm_units = units_done;
+  r->build_s = tb;
+  r->cofm_s = tc;
+  r->force_s = tf;
+  r->update_s = tu;
+  free(acc);
+  rdsm_barrier();
+
+  int pass = 1;
+  if (me == 0) {
+    body *ref = (body *)malloc(bytes);
+    cell *rcells = (cell *)calloc((size_t)cap, sizeof(cell));
+    double *racc = (double *)malloc((size_t)n * 3 * sizeof(double));
+    unsigned char *seen = (unsigned char *)calloc((size_t)n, 1);
+    if (!ref || !rcells || !racc || !seen) {
+      printf("FAIL barnes: cannot allocate memory for the sequential check\n");
+      pass = 0;
+    } else {
+      tree s;
+      memset(&s, 0, sizeof s);
+      s.cells = rcells;
+      s.cap = cap;
+      s.bodies = ref;
+      s.shared = 0;
+      s.chunk = cap;
+      double ts = rdsm_wtime();
+      init_bodies(ref, n, a.seed);
+      sequential_run(&s, n, a.steps, a.theta, racc);
+      double t_seq = rdsm_wtime() - ts;
+
+      /* 1. bodies bit for bit */
+      long bad = 0, first = 0;
+      for (long i = 0; i < n; ++i)
+        if (memcmp(&bodies[i], &ref[i], sizeof(body)) != 0 && bad++ == 0) first = i;
+      /* 2. the last shared tree against the last sequential one */
+      long tree_diff = 0, tcells = 0, tleaves = 0, missing = 0;
+      if (a.steps > 0) {
+        tree_diff = tree_compare(&t, 0, &s, 0, &tcells, &tleaves);
+        missing = tree_leaf_check(&t, 0, seen, n);
+        for (long i = 0; i < n; ++i) missing += seen[i] != 1;
+      }
+      /* 3. tree against direct forces at the final positions */
+      double lo[3], hi[3];
+      bounds(ref, 0, n, lo, hi);
+      tree_begin(&s, (uint64_t)a.steps + 1, lo, hi);
+      init_cell(&s, 0);
+      for (long i = 0; i < n; ++i) insert_body(&s, i);
+      cofm_subtree(&s, 0);
+      double worst = 0.0, sum2 = 0.0, amag2 = 0.0;
+      long worst_i = 0;
+      int ns = n < N_SAMPLES ? (int)n : N_SAMPLES;
+      double (*samp)[2][3] = malloc(sizeof *samp * (size_t)ns);
+      if (!samp) fatal("out of memory", ns, 0);
+      for (int k = 0; k < ns; ++k) {
+        long i = (long)((int64_t)n * k / ns);
+        tree_accel(&s, i, a.theta, samp[k][0]);
+        walk w;
+        memset(&w, 0, sizeof w);
+        w.self = i;
+        memcpy(w.p, ref[i].pos, sizeof w.p);
+        for (long j = 0; j < n; ++j)
+          if (j != i) add_point(&w, ref[j].pos, ref[j].mass);
+        memcpy(samp[k][1], w.acc, sizeof w.acc);
+        for (int d = 0; d < 3; ++d) amag2 += w.acc[d] * w.acc[d];
+      }
+      /* error of a sample relative to its |a|, or to the samples' RMS |a| if
+       * that is larger (near the centre |a| -> 0 while the terms do not) */
+      double arms = ns > 0 ? sqrt(amag2 / ns) : 0.0;
+      for (int k = 0; k < ns; ++k) {
+        double e2 = 0.0, m2 = 0.0;
+        for (int d = 0; d < 3; ++d) {
+          e2 += (samp[k][0][d] - samp[k][1][d]) * (samp[k][0][d] - samp[k][1][d]);
+          m2 += samp[k][1][d] * samp[k][1][d];
+        }
+        double ref_mag = sqrt(m2) > arms ? sqrt(m2) : arms;
+        double e = ref_mag > 0.0 ? sqrt(e2) / ref_mag : sqrt(e2);
+        sum2 += e * e;
+        if (e > worst) { worst = e; worst_i = (long)((int64_t)n * k / ns); }
+      }
+      free(samp);
+      double rms = ns > 0 ? sqrt(sum2 / ns) : 0.0;
+      const double bound_each = 0.1, bound_rms = 0.03;
+
+      uint64_t locks = 0, stale = 0, inter = 0;
+      for (int q = 0; q < nodes; ++q) {
+        locks += reports[q].locks;
+        stale += reports[q].stale;
+        inter += reports[q].interactions;
+      }
+      double ke = kinetic(bodies, n);
+      if (bad) {
+        pass = 0;
+        printf("FAIL barnes: %ld of %ld bodies differ from the sequential run; first body %ld: pos %.17g %.17g %.17g "
+               "expected %.17g %.17g %.17g (nodes %d, %ld steps)\n",
+               bad, n, first, bodies[first].pos[0], bodies[first].pos[1], bodies[first].pos[2], ref[first].pos[0],
+               ref[first].pos[1], ref[first].pos[2], nodes, a.steps);
+      } else if (tree_diff || missing) {
+        pass = 0;
+        printf("FAIL barnes: the shared tree of the last step differs from the sequential one in %ld places; "
+               "%ld bodies missing or duplicated (nodes %d)\n",
+               tree_diff, missing, nodes);
+      } else if (!(worst <= bound_each && rms <= bound_rms)) {
+        pass = 0;
+        printf("FAIL barnes: tree forces too far from the direct sum: worst relative error %.3g (body %ld, bound %.3g), "
+               "rms %.3g (bound %.3g), theta %g\n",
+               worst, worst_i, bound_each, rms, bound_rms, a.theta);
+      } else {
+        printf("PASS barnes: %ld bodies, %ld steps, theta %g, %d nodes, protocol %s, kinetic energy %.17g, "
+               "bit-identical to sequential (bodies and last tree: %ld cells, %ld leaves), tree vs direct force "
+               "(%d samples) worst %.3g rms %.3g, build locks %" PRIu64 " (stale views %" PRIu64
+               "), interactions/body/step %.1f, parallel %.6f s\n",
+               n, a.steps, a.theta, nodes, rdsm_protocol_name(), ke, tcells, tleaves, ns, worst, rms, locks, stale,
+               a.steps > 0 ? (double)inter / (double)n / (double)a.steps : 0.0, t_parallel);
+      }
+      printf("barnes parallel %.6f s\n", t_parallel);
+      printf("sequential %.6f s\n", t_seq);
+      for (int q = 0; q < nodes; ++q) {
+        char label[96];
+        snprintf(label, sizeof label,
+                 "barnes node %d (build %.3f cofm %.3f force %.3f update %.3f s, locks %" PRIu64 ")", q,
+                 reports[q].build_s, reports[q].cofm_s, reports[q].force_s, reports[q].update_s, reports[q].locks);
+        app_print_breakdown(stdout, label, &reports[q].st);
+      }
+      fflush(stdout);
+      if (a.json) {
+        FILE *f = app_json_open(prog, a.json);
+        if (f) {
+          fprintf(f,
+                  "{\"program\": \"barnes\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
+                  "\"bodies\": %ld, \"steps\": %ld, \"theta\": %.17g, \"kinetic_energy\": %.17g, "
+                  "\"force_error_worst\": %.6g, \"force_error_rms\": %.6g, \"build_locks\": %" PRIu64
+                  ", \"stale_views\": %" PRIu64 ", \"interactions\": %" PRIu64
+                  ", \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node0_stats\": ",
+                  pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, n, a.steps, a.theta, ke, worst, rms,
+                  locks, stale, inter, t_parallel, t_seq);
+          app_json_stats(f, &reports[0].st);
+          fprintf(f, ", \"node_stats\": [");
+          for (int q = 0; q < nodes; ++q) {
+            if (q) fprintf(f, ", ");
+            app_json_stats(f, &reports[q].st);
+          }
+          fprintf(f, "]}\n");
+          fclose(f);
+        }
+      }
+    }
+    free(ref);
+    free(rcells);
+    free(racc);
+    free(seen);
+  }
+  int status = app_verdict_publish(verdict, pass);
+  rdsm_finalize();
+  return status;
+}
