@@ -28,12 +28,12 @@ set_tests_properties(splash.every_macro.p1 splash.every_macro.poll.p4 splash.eve
                      FAIL_REGULAR_EXPRESSION "FAIL")
 
 # Failures end the program promptly, named, with nothing left running.
-foreach(mode crash exit huge barrier ok)
+foreach(mode crash exit huge barrier ok leave)
   add_test(NAME splash.failure.${mode}
            COMMAND ${RDSM_BASH} ${RDSM_SPLASH_TEST_DIR}/failure.sh $<TARGET_FILE:splash_failures> ${mode})
   set_tests_properties(splash.failure.${mode} PROPERTIES LABELS "mp;splash" TIMEOUT 60)
 endforeach()
-foreach(mode crash ok)
+foreach(mode crash ok leave)
   add_test(NAME splash.failure.${mode}.launcher
            COMMAND ${RDSM_BASH} ${RDSM_SPLASH_TEST_DIR}/failure.sh $<TARGET_FILE:splash_failures> ${mode}
                    $<TARGET_FILE:rdsm>)
