@@ -1,9 +1,9 @@
 /* rdsm for SPLASH-2 and Splash-3 programs: the functions behind the m4
- * macros of splash/rdsm.m4 (MAIN_INITENV, CREATE, LOCK, BARRIER, ...).
+ * macros of splash/c.m4.rdsm (MAIN_INITENV, CREATE, LOCK, BARRIER, ...).
  *
  * A SPLASH program is a fork-join program: it starts as one process, the
  * master, and CREATE makes workers, processes forked from the master (see
- * the "Fork-join programs" section of the README).  Synchronisation objects
+ * the "SPLASH programs" section of the README).  Synchronisation objects
  * must live in shared memory (from G_MALLOC), where every process sees them;
  * they are identified by their address, so any number of them may be
  * declared inside shared structures and initialised again.
@@ -39,6 +39,7 @@ typedef struct rdsm_splash_lock { uint64_t reserved; } rdsm_splash_lock_t;
 typedef struct rdsm_splash_barrier { int64_t arrived; uint64_t generation; } rdsm_splash_barrier_t;
 typedef struct rdsm_splash_pause { int64_t count; } rdsm_splash_pause_t;
 typedef struct rdsm_splash_condvar { int64_t waiters; int64_t wakeups; uint64_t generation; } rdsm_splash_condvar_t;
+typedef struct rdsm_splash_getsub { int64_t next; int64_t exhausted; } rdsm_splash_getsub_t;
 
 /* Program structure */
 void rdsm_splash_init(size_t shared_bytes);        /* MAIN_INITENV; 0: no estimate */
@@ -73,6 +74,11 @@ void rdsm_splash_condvar_init(rdsm_splash_condvar_t *cv);
 void rdsm_splash_condvar_wait(rdsm_splash_condvar_t *cv, rdsm_splash_lock_t *l);
 void rdsm_splash_condvar_signal(rdsm_splash_condvar_t *cv);
 void rdsm_splash_condvar_broadcast(rdsm_splash_condvar_t *cv);
+
+/* Self-scheduling subscripts (GETSUB): the next of 0..max, or -1 when they
+ * are all handed out; once `processes` callers got -1 it starts again. */
+void rdsm_splash_getsub_init(rdsm_splash_getsub_t *gs);
+long rdsm_splash_getsub(rdsm_splash_getsub_t *gs, long max, long processes);
 
 /* Fences, time, region of interest */
 void rdsm_splash_release_fence(void);

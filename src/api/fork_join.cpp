@@ -26,6 +26,8 @@ namespace rdsm::fj {
 
 namespace {
 
+constexpr uintptr_t kLowRegionBase = 0x40000000;  // 1 GiB
+
 struct Worker {
   pid_t pid;
   int pidfd;
@@ -198,10 +200,14 @@ void form(const char *call) {
   }
   g.pending.clear();
   start_watcher();
-  runtime_build(job_options(nodes, 0, files), [&](Runtime &job) {
-    // Everything allocated so far is in the master's memory: home it there.
-    if (used_pages) job.protocol->place(0, used_pages, RDSM_PLACE_LOCAL);
-  });
+  // The master's statistics cover all its jobs (a launcher reports them).
+  runtime_build(
+      job_options(nodes, 0, files),
+      [&](Runtime &job) {
+        // Everything allocated so far is in the master's memory: home it there.
+        if (used_pages) job.protocol->place(0, used_pages, RDSM_PLACE_LOCAL);
+      },
+      true);
 }
 
 void back_to_one_node(const char *call) {
@@ -222,7 +228,7 @@ void back_to_one_node(const char *call) {
   for (int fd : g.worker_files) close(fd);
   g.worker_files.clear();
   clear_all_but(kept);
-  runtime_build(job_options(1, 0, {g.file0}));
+  runtime_build(job_options(1, 0, {g.file0}), {}, true);
 }
 
 // The master calling exit() ends the program, as it does with threads: the
@@ -252,6 +258,9 @@ void init(size_t shared_bytes) {
     fatal("this is a fork-join (SPLASH) program: its master forks the workers (CREATE), so start one process: "
           "`rdsm run -n 1 PROGRAM ...` or the program alone (the program's own option sets how many workers)");
   }
+  // Some SPLASH programs keep shared pointers in 32-bit integers: unless told
+  // otherwise, the region goes below 4 GiB.
+  if (!getenv("RDSM_REGION_BASE")) base.region_base = kLowRegionBase;
   if (shared_bytes > base.region_bytes) base.region_bytes = (shared_bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
   base.ring_reserve = kMaxForkJoinNodes;
   g.base = base;

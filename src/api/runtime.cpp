@@ -36,7 +36,7 @@ void runtime_start(int *, char ***) {
   runtime_build(options_from_environment());
 }
 
-void runtime_build(const Options &opt, const RuntimeHook &before_meeting) {
+void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool keep_stats) {
   auto rt = std::make_unique<Runtime>();
   rt->opt = opt;
   set_diagnostic_node(rt->opt.launched || !rt->opt.node_fds.empty() ? rt->opt.rank : -1);
@@ -68,7 +68,7 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting) {
   if (before_meeting) before_meeting(*rt);
   rt->fabric->barrier();
   g_runtime = rt.release();
-  stats().reset();
+  if (!keep_stats) stats().reset();
   if (g_runtime->node_block) g_runtime->node_block->state.store(kNodeInitialized);
 }
 

@@ -31,9 +31,10 @@ void runtime_finish();
 // The two halves of start and finish, for callers that make jobs themselves
 // (fork-join programs build and leave several jobs in one process).
 // runtime_build is collective with the job's other nodes; `before_meeting`
-// runs once this node is set up, before it first meets the others.
+// runs once this node is set up, before it first meets the others.  With
+// `keep_stats` the node's statistics go on from the previous job's.
 using RuntimeHook = std::function<void(Runtime &)>;
-void runtime_build(const Options &opt, const RuntimeHook &before_meeting = {});
+void runtime_build(const Options &opt, const RuntimeHook &before_meeting = {}, bool keep_stats = false);
 // Collective: the final barrier, then this node leaves the job.
 // `after_barrier` runs after the protocol's final barrier, while the fabric
 // still works.  With `last` false the process may build another job.

@@ -197,6 +197,23 @@ void rdsm_splash_condvar_broadcast(rdsm_splash_condvar_t *cv) {
   });
 }
 
+void rdsm_splash_getsub_init(rdsm_splash_getsub_t *gs) {
+  id_of(runtime_for("GSINIT"), gs, "GSINIT");
+  gs->next = 0;
+  gs->exhausted = 0;
+}
+long rdsm_splash_getsub(rdsm_splash_getsub_t *gs, long max, long processes) {
+  Runtime &rt = sync_runtime("GETSUB");
+  return with_lock(rt, id_of(rt, gs, "GETSUB"), [&]() -> long {
+    if (gs->next <= max) return gs->next++;
+    if (++gs->exhausted >= processes) {
+      gs->next = 0;
+      gs->exhausted = 0;
+    }
+    return -1;
+  });
+}
+
 void rdsm_splash_release_fence(void) { sync_runtime("RELEASE_FENCE").protocol->release(); }
 void rdsm_splash_acquire_fence(void) { sync_runtime("ACQUIRE_FENCE").protocol->acquire(); }
 void rdsm_splash_full_fence(void) {

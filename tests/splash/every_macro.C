@@ -21,6 +21,7 @@ MAIN_ENV
 #define NCELLS 1000
 #define NCONDVARS 5000
 #define SLOTS 8
+#define NSUBS 100
 
 struct shared_state {
   LOCKDEC(idlock)
@@ -46,6 +47,9 @@ struct shared_state {
   int failures;
   unsigned long clock_start, clock_end;
   long round2_sum;
+  GSDEC(gs)
+  long taken[2][NSUBS];
+  long *no_semicolon;
 };
 
 struct condvar_pool {
@@ -196,6 +200,30 @@ void worker(void) {
     if (G->fence_flag && G->fence_data != 777) fail("data before RELEASE_FENCE", G->fence_data, 777);
   }
   BARRIER(G->all, P)
+
+  /* Self-scheduled subscripts: each of 0..NSUBS-1 handed out exactly once,
+   * in two passes (the counter starts again once every process got -1). */
+  {
+    int pass;
+    long s;
+    for (pass = 0; pass < 2; pass++) {
+      for (;;) {
+        GETSUB(G->gs, s, NSUBS - 1, P)
+        if (s < 0) break;
+        G->taken[pass][s] += 1;
+      }
+      BARRIER(G->all, P)
+    }
+  }
+  {
+    long pid;
+    GET_PID(pid)
+    if (pid < 0 || pid >= P) fail("GET_PID out of range", pid, P - 1);
+  }
+  AUG_OFF
+  BAREXCLUDE(G->all)
+  BARINCLUDE(G->all)
+  AUG_ON
 }
 
 void second_round(void) {
@@ -254,6 +282,9 @@ int main(int argc, char **argv) {
   CONDVARINIT(G->not_empty)
   CONDVARINIT(G->not_full)
   CONDVARINIT(G->go)
+  GSINIT(G->gs)
+  G->no_semicolon = (long *) G_MALLOC(64 * sizeof(long))  /* as some SPLASH programs write it */
+  G->no_semicolon[63] = 1;
 
   /* Thousands of condition variables, initialised three times over: the
    * same addresses keep their identities (no lock ids are used up). */
@@ -273,6 +304,12 @@ int main(int argc, char **argv) {
     for (i = 0; i < NCELLS; i++) total += G->cells[i];
     if (total != want) fail("sum of the lock-protected cells", total, want);
     if (G->next_id != P) fail("ids handed out under a lock", G->next_id, P);
+    {
+      int pass, k;
+      for (pass = 0; pass < 2; pass++)
+        for (k = 0; k < NSUBS; k++)
+          if (G->taken[pass][k] != 1) fail("GETSUB handed out a subscript", G->taken[pass][k], 1);
+    }
     if (P > 1) {
       long want_sum = 0, k, j;
       for (k = 1; k < P; k++)
