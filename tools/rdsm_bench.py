@@ -4,8 +4,10 @@ sizes x repeats, each through `rdsm run --quiet --stats FILE`, and writes
 every run to one JSON file (default bench.json) for tools/rdsm_report.py.
 
 The applications and their arguments per size come from
-tools/bench_apps.json (next to this script, or --apps-file); an app whose
-program is not in the build's apps/ is skipped with a note.  If `rdsm run
+tools/bench_apps.json (next to this script, or --apps-file), with, per size,
+optional arguments for the launcher ("launcher_args", e.g. a larger
+--region-size); an app whose program is not in the build's apps/ is skipped
+with a note.  If `rdsm run
 --help` lists a protocol named hw (the hardware-coherent limit: every node
 maps the same memory, no DSM), every app is also run once per size and node
 count under hw, recorded like the other runs.
@@ -149,12 +151,12 @@ def tail(text, lines=12):
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir):
+def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()):
     stats_path = os.path.join(tmpdir, "stats.json")
     if os.path.exists(stats_path):
         os.unlink(stats_path)
     cmd = [rdsm, "run", "-n", str(nodes), "--protocol", protocol, "--quiet", "--timeout", "%g" % timeout,
-           "--stats", stats_path, prog] + list(args)
+           "--stats", stats_path] + list(launcher_args) + [prog] + list(args)
     rec = {"command": cmd, "wall_seconds": None, "exit_status": None, "verdict": None,
            "parallel_seconds": None, "sequential_seconds": None, "stats": None, "error": None}
     t0 = time.monotonic()
@@ -271,7 +273,8 @@ def main(argv):
                 progress.show("%s %s %s n=%d rep %d" % (t["name"], s, p, n, r + 1))
                 rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
                        "repeat": r}
-                rec.update(run_one(rdsm, prog, t["sizes"][s], p, n, a.timeout, tmpdir))
+                rec.update(run_one(rdsm, prog, t["sizes"][s], p, n, a.timeout, tmpdir,
+                                   t.get("launcher_args", {}).get(s, [])))
                 runs.append(rec)
                 progress.step(rec["wall_seconds"] or 0.0)
         except KeyboardInterrupt:
