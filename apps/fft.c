@@ -18,12 +18,17 @@
  * the next node so that not every node reads from node 0 at once.
  *
  * The inverse transform is conj(FFT(conj(X))) / n, run the same way.
+ * With -i ITERATIONS the forward + inverse pair is repeated (each forward
+ * transforms the previous inverse's result, the input up to rounding); the
+ * parallel time is the sum of the forward transforms, the inverse time that
+ * of the inverse ones.
  *
- * Node 0 checks the forward result against a plain iterative radix-2 FFT of
- * the whole input in private memory (and that against a direct DFT at a few
- * points), and checks that the inverse transform gives back the input.  It
- * also runs the same six-step code on one node in private memory: that time
- * is printed as `sequential`.
+ * Node 0 checks the last forward result against a plain iterative radix-2
+ * FFT of the whole input in private memory (and that against a direct DFT at
+ * a few points), and checks that the last inverse transform gives back the
+ * input.  It also runs the same six-step forward transform ITERATIONS times
+ * on one node in private memory (each time on a fresh copy of the input):
+ * the sum of those times is printed as `sequential`.
  */
 #include <math.h>
 #include <stdint.h>
@@ -36,20 +41,24 @@
 #include "rdsm.h"
 
 static const char *kUsage =
-    "[--size test|medium|paper] [-m M] [--json FILE]\n"
-    "  six-step complex FFT of 2^M points (default and test: M=18, medium: M=21, paper: M=22 = 4M points,\n"
-    "  seed 003 Table 1.3), forward and inverse; node 0 checks against a sequential radix-2 FFT.\n"
+    "[--size test|medium|paper] [-m M] [-i ITERATIONS] [--json FILE]\n"
+    "  six-step complex FFT of 2^M points, forward and inverse, the pair repeated ITERATIONS times\n"
+    "  (default and test: M=18, 1 iteration; medium: M=21, 240 iterations, about 15 s sequentially;\n"
+    "  paper: M=22 = 4M points, seed 003 Table 1.3, 1 iteration); node 0 checks the last forward\n"
+    "  result against a sequential radix-2 FFT and the last inverse against the input.  The parallel\n"
+    "  and sequential times are the sums over the forward transforms.\n"
     "  M=22 needs --region-size 192M (two arrays of 2^M x 16 bytes in shared memory).";
 
 typedef struct fft_args {
   int m;
+  long iters;
   const char *json;
 } fft_args;
 
 static fft_args parse_args(int argc, char **argv) {
-  fft_args a = {18, NULL};
+  fft_args a = {18, 1, NULL};
   const char *prog = argc > 0 ? argv[0] : "fft";
-  int m_given = 0;
+  int m_given = 0, i_given = 0;
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
     const char *val = app_option_value(argc, argv, &i, prog, kUsage);
@@ -58,13 +67,20 @@ static fft_args parse_args(int argc, char **argv) {
       if (app_parse_i64(val, 2, 26, &v)) app_usage_exit(prog, kUsage, "-m: bad log2 size '%s' (2 .. 26)", val);
       a.m = (int)v;
       m_given = 1;
+    } else if (!strcmp(opt, "-i")) {
+      if (app_parse_i64(val, 1, 100000, &v))
+        app_usage_exit(prog, kUsage, "-i: bad iteration count '%s' (1 .. 100000)", val);
+      a.iters = (long)v;
+      i_given = 1;
     } else if (!strcmp(opt, "--size")) {
       int m;
-      if (!strcmp(val, "test")) m = 18;
-      else if (!strcmp(val, "medium")) m = 21;
-      else if (!strcmp(val, "paper")) m = 22;
+      long it;
+      if (!strcmp(val, "test")) m = 18, it = 1;
+      else if (!strcmp(val, "medium")) m = 21, it = 240;
+      else if (!strcmp(val, "paper")) m = 22, it = 1;
       else app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
       if (!m_given) a.m = m;
+      if (!i_given) a.iters = it;
     } else if (!strcmp(opt, "--json")) {
       a.json = val;
     } else {
@@ -180,6 +196,26 @@ static void conj_rows(cpx *a, long n2, long r0, long r1, double scale) {
   }
 }
 
+/* The parallel forward transform x -> trans (x is scratch); its time. */
+static double timed_forward(const plan *p, cpx *x, cpx *trans, int me, int nodes) {
+  double t0 = rdsm_wtime();
+  six_step(p, x, trans, me, nodes, 1);
+  rdsm_barrier();
+  return rdsm_wtime() - t0;
+}
+
+/* The parallel inverse x = conj(FFT(conj(trans))) / n (trans is scratch);
+ * [my0, my1) are my result rows.  Its time. */
+static double timed_inverse(const plan *p, cpx *x, cpx *trans, long my0, long my1, int me, int nodes) {
+  double t1 = rdsm_wtime();
+  conj_rows(trans, p->n2, my0, my1, 1.0);
+  rdsm_barrier();
+  six_step(p, trans, x, me, nodes, 1);
+  conj_rows(x, p->n2, my0, my1, 1.0 / (double)p->n);
+  rdsm_barrier();
+  return rdsm_wtime() - t1;
+}
+
 /* max |a - b| / max |b| */
 static double rel_error(const cpx *a, const cpx *b, long n) {
   double emax = 0.0, bmax = 0.0;
@@ -215,12 +251,14 @@ int main(int argc, char **argv) {
   long my0 = block_lo(p.n1, me, nodes), my1 = block_lo(p.n1, me + 1, nodes); /* my result rows */
   rdsm_barrier();
 
-  /* forward */
+  /* ITERATIONS - 1 forward + inverse pairs, then the last forward (checked) */
   rdsm_reset_stats();
-  double t0 = rdsm_wtime();
-  six_step(&p, x, trans, me, nodes, 1);
-  rdsm_barrier();
-  double t_fwd = rdsm_wtime() - t0;
+  double t_fwd = 0.0, t_inv = 0.0;
+  for (long it = 0; it + 1 < a.iters; ++it) {
+    t_fwd += timed_forward(&p, x, trans, me, nodes);
+    t_inv += timed_inverse(&p, x, trans, my0, my1, me, nodes);
+  }
+  t_fwd += timed_forward(&p, x, trans, me, nodes);
   rdsm_stats st;
   rdsm_get_stats(&st);
 
@@ -238,12 +276,15 @@ int main(int argc, char **argv) {
       pass = 0;
     } else {
       for (long j = 0; j < n; ++j) input[j] = input_value(j);
-      memcpy(s_src, input, bytes);
-      double ts = rdsm_wtime();
-      six_step(&p, s_src, s_dst, 0, 1, 0);
-      t_seq = rdsm_wtime() - ts;
+      t_seq = 0.0; /* as many forward transforms as the parallel run, each of the input */
+      for (long it = 0; it < a.iters; ++it) {
+        memcpy(s_src, input, bytes);
+        double ts = rdsm_wtime();
+        six_step(&p, s_src, s_dst, 0, 1, 0);
+        t_seq += rdsm_wtime() - ts;
+      }
       memcpy(ref, input, bytes);
-      ts = rdsm_wtime();
+      double ts = rdsm_wtime();
       fft_radix2(ref, n, roots_n);
       t_ref = rdsm_wtime() - ts;
       /* direct DFT at a few points, W^(jk) from the exact table */
@@ -276,35 +317,31 @@ int main(int argc, char **argv) {
   }
   rdsm_barrier();
 
-  /* inverse: x = conj(FFT(conj(trans))) / n */
-  double t1 = rdsm_wtime();
-  conj_rows(trans, p.n2, my0, my1, 1.0);
-  rdsm_barrier();
-  six_step(&p, trans, x, me, nodes, 1);
-  conj_rows(x, p.n2, my0, my1, 1.0 / (double)n);
-  rdsm_barrier();
-  double t_inv = rdsm_wtime() - t1;
+  /* the last inverse: x = conj(FFT(conj(trans))) / n */
+  t_inv += timed_inverse(&p, x, trans, my0, my1, me, nodes);
 
   if (me == 0 && input) {
     err_inv = rel_error(x, input, n);
     pass = pass && err_fwd < tol && err_dft < tol && err_inv < tol && err_seq < tol;
-    printf("%s fft: 2^%d = %ld points (%ld x %ld), %d nodes, protocol %s: forward %.6f s, inverse %.6f s, "
+    printf("%s fft: 2^%d = %ld points (%ld x %ld), %ld iterations, %d nodes, protocol %s: forward %.6f s, inverse %.6f s, "
            "sequential %.6f s (radix-2 reference %.6f s); rel. error vs reference %.3g, vs sequential six-step %.3g, "
            "reference vs DFT %.3g, inverse vs input %.3g (tolerance %.0e)\n",
-           pass ? "PASS" : "FAIL", p.m, n, p.n2, p.n1, nodes, rdsm_protocol_name(), t_fwd, t_inv, t_seq, t_ref,
+           pass ? "PASS" : "FAIL", p.m, n, p.n2, p.n1, a.iters, nodes, rdsm_protocol_name(), t_fwd, t_inv, t_seq, t_ref,
            err_fwd, err_seq, err_dft, err_inv, tol);
     printf("parallel %.6f s\nsequential %.6f s\n", t_fwd, t_seq);
-    app_print_breakdown(stdout, "fft node 0 (forward)", &st);
+    app_print_breakdown(stdout, a.iters > 1 ? "fft node 0 (all transforms up to the last forward)" : "fft node 0 (forward)",
+                        &st);
     fflush(stdout);
     if (a.json) {
       FILE *f = app_json_open(prog, a.json);
       if (f) {
         fprintf(f,
                 "{\"program\": \"fft\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"m\": %d, \"points\": %ld, "
+                "\"iterations\": %ld, "
                 "\"parallel_seconds\": %.9f, \"inverse_seconds\": %.9f, \"sequential_seconds\": %.9f, "
                 "\"reference_seconds\": %.9f, \"error_forward\": %.6g, \"error_sequential\": %.6g, "
                 "\"error_dft\": %.6g, \"error_inverse\": %.6g, \"node0_stats\": ",
-                pass ? "true" : "false", nodes, rdsm_protocol_name(), p.m, n, t_fwd, t_inv, t_seq, t_ref, err_fwd,
+                pass ? "true" : "false", nodes, rdsm_protocol_name(), p.m, n, a.iters, t_fwd, t_inv, t_seq, t_ref, err_fwd,
                 err_seq, err_dft, err_inv);
         app_json_stats(f, &st);
         fprintf(f, "}\n");

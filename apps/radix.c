@@ -11,9 +11,12 @@
  *   3. every node moves its keys, in order, into the shared destination
  *      array (a stable scatter; many nodes write into the same pages); barrier
  * and the arrays swap roles.  Because every pass is stable, the result does
- * not depend on the number of nodes.  Node 0 checks it against qsort() of the
- * same keys (sorted and a permutation of the input, exactly) and times the
- * same radix sort done sequentially in private memory.
+ * not depend on the number of nodes.  With -i ITERATIONS the whole sort is
+ * repeated on a fresh key set each iteration (iteration t's keys come from the
+ * seed and t; every node regenerates its own chunk); the times are the sums
+ * of the sorts, without the key generation.  Node 0 checks the last iteration's result against qsort() of the same keys
+ * (sorted and a permutation of the input, exactly) and times the same
+ * iterations of the radix sort done sequentially in private memory.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,33 +27,35 @@
 #include "rdsm.h"
 
 static const char *kUsage =
-    "[--size test|medium|paper] [-k KEYS] [-r RADIX] [-m MAXKEY] [--seed S] [--json FILE]\n"
-    "  parallel radix sort of KEYS 32-bit keys in [0, MAXKEY) with radix RADIX (a power of 2).\n"
+    "[--size test|medium|paper] [-k KEYS] [-r RADIX] [-m MAXKEY] [-i ITERATIONS] [--seed S] [--json FILE]\n"
+    "  parallel radix sort of KEYS 32-bit keys in [0, MAXKEY) with radix RADIX (a power of 2),\n"
+    "  repeated ITERATIONS times, each time on a fresh key set (the times sum the sorts only).\n"
     "  sizes: test 262144 keys (default) and paper 2621440 keys (seed 000 Fig. 9), with\n"
-    "         radix 1024 and MAXKEY 524288 (the SPLASH-2 defaults, 2 passes); medium 12582912\n"
-    "         keys with MAXKEY 2^31 (4 passes); -k/-r/-m override the size.\n"
+    "         radix 1024 and MAXKEY 524288 (the SPLASH-2 defaults, 2 passes), 1 iteration;\n"
+    "         medium 12582912 keys with MAXKEY 2^31 (4 passes), 60 iterations (about 15 s\n"
+    "         sequentially); -k/-r/-m/-i override the size.  The last iteration is checked.\n"
     "  Shared memory used: about 8*KEYS bytes plus one page-aligned histogram row of 8*RADIX\n"
     "  bytes per node; every size above fits the default 128 MiB region (KEYS above about\n"
     "  15 million need a larger --region-size, e.g. 16M keys: --region-size 192M).";
 
 typedef struct radix_args {
-  long long keys, radix, maxkey;
+  long long keys, radix, maxkey, iters;
   uint64_t seed;
   const char *size;
   const char *json;
 } radix_args;
 
 static radix_args parse_args(int argc, char **argv) {
-  radix_args a = {262144, 1024, 524288, 1, "test", NULL};
-  long long k = -1, r = -1, mk = -1;
+  radix_args a = {262144, 1024, 524288, 1, 1, "test", NULL};
+  long long k = -1, r = -1, mk = -1, it = -1;
   const char *prog = argc > 0 ? argv[0] : "radix";
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i];
     const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     if (!strcmp(opt, "--size")) {
-      if (!strcmp(val, "test")) a.keys = 262144, a.maxkey = 524288;
-      else if (!strcmp(val, "medium")) a.keys = 12582912, a.maxkey = 1LL << 31;
-      else if (!strcmp(val, "paper")) a.keys = 2621440, a.maxkey = 524288;
+      if (!strcmp(val, "test")) a.keys = 262144, a.maxkey = 524288, a.iters = 1;
+      else if (!strcmp(val, "medium")) a.keys = 12582912, a.maxkey = 1LL << 31, a.iters = 60;
+      else if (!strcmp(val, "paper")) a.keys = 2621440, a.maxkey = 524288, a.iters = 1;
       else app_usage_exit(prog, kUsage, "--size: unknown size '%s'", val);
       a.size = val;
     } else if (!strcmp(opt, "-k")) {
@@ -60,6 +65,9 @@ static radix_args parse_args(int argc, char **argv) {
         app_usage_exit(prog, kUsage, "-r: bad radix '%s' (a power of 2, 2 .. 1048576)", val);
     } else if (!strcmp(opt, "-m")) {
       if (app_parse_i64(val, 1, 1LL << 32, &mk)) app_usage_exit(prog, kUsage, "-m: bad maximum key '%s'", val);
+    } else if (!strcmp(opt, "-i")) {
+      if (app_parse_i64(val, 1, 100000, &it))
+        app_usage_exit(prog, kUsage, "-i: bad iteration count '%s' (1 .. 100000)", val);
     } else if (!strcmp(opt, "--seed")) {
       if (app_parse_u64(val, &a.seed)) app_usage_exit(prog, kUsage, "--seed: bad seed '%s'", val);
     } else if (!strcmp(opt, "--json")) {
@@ -68,15 +76,17 @@ static radix_args parse_args(int argc, char **argv) {
       app_usage_exit(prog, kUsage, "unknown option %s", opt);
     }
   }
-  if (k > 0 || r > 0 || mk > 0) a.size = "custom";
+  if (k > 0 || r > 0 || mk > 0 || it > 0) a.size = "custom";
   if (k > 0) a.keys = k;
   if (r > 0) a.radix = r;
   if (mk > 0) a.maxkey = mk;
+  if (it > 0) a.iters = it;
   return a;
 }
 
-static inline uint32_t gen_key(uint64_t seed, long long i, long long maxkey) {
-  return (uint32_t)(app_hash4(seed, 0x5244ull, (uint64_t)i, 0) % (uint64_t)maxkey);
+/* Key i of iteration it's key set. */
+static inline uint32_t gen_key(uint64_t seed, long long it, long long i, long long maxkey) {
+  return (uint32_t)(app_hash4(seed, 0x5244ull, (uint64_t)i, (uint64_t)it) % (uint64_t)maxkey);
 }
 
 static int cmp_u32(const void *x, const void *y) {
@@ -122,45 +132,53 @@ int main(int argc, char **argv) {
 
   size_t lo = (size_t)((unsigned long long)n * (unsigned long long)me / (unsigned long long)nodes);
   size_t hi = (size_t)((unsigned long long)n * (unsigned long long)(me + 1) / (unsigned long long)nodes);
-  for (size_t i = lo; i < hi; ++i) k0[i] = gen_key(a.seed, (long long)i, a.maxkey);
   int64_t *myhist = hist + row * (size_t)me;
   memset(myhist, 0, row * sizeof(int64_t)); /* first touch: my row is homed here */
   int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)R);
-  rdsm_barrier();
 
-  rdsm_reset_stats();
-  double t0 = rdsm_wtime();
+  /* node 0's statistics cover every iteration, key generation included */
+  double t_parallel = 0.0;
   uint32_t *src = k0, *dst = k1;
-  for (int p = 0; p < passes; ++p) {
-    int shift = p * rbits;
-    /* 1. local histogram (counted privately, then written to my row) */
-    memset(offs, 0, sizeof(int64_t) * (size_t)R);
-    for (size_t i = lo; i < hi; ++i) ++offs[(src[i] >> shift) & mask];
-    memcpy(myhist, offs, sizeof(int64_t) * (size_t)R);
+  for (long long it = 0; it < a.iters; ++it) {
+    /* this iteration's keys: my chunk of k0 (the previous iteration's last
+     * barrier ordered everyone's reads of it before these writes) */
+    for (size_t i = lo; i < hi; ++i) k0[i] = gen_key(a.seed, it, (long long)i, a.maxkey);
     rdsm_barrier();
-    /* 2. global prefix: start of my keys of digit d in dst */
-    int64_t before = 0; /* keys of all nodes with a smaller digit */
-    for (long long d = 0; d < R; ++d) {
-      int64_t lower = 0, total = 0;
-      for (int q = 0; q < nodes; ++q) {
-        int64_t c = hist[row * (size_t)q + (size_t)d];
-        if (q < me) lower += c;
-        total += c;
+    if (it == 0) rdsm_reset_stats();
+    double t0 = rdsm_wtime();
+    src = k0;
+    dst = k1;
+    for (int p = 0; p < passes; ++p) {
+      int shift = p * rbits;
+      /* 1. local histogram (counted privately, then written to my row) */
+      memset(offs, 0, sizeof(int64_t) * (size_t)R);
+      for (size_t i = lo; i < hi; ++i) ++offs[(src[i] >> shift) & mask];
+      memcpy(myhist, offs, sizeof(int64_t) * (size_t)R);
+      rdsm_barrier();
+      /* 2. global prefix: start of my keys of digit d in dst */
+      int64_t before = 0; /* keys of all nodes with a smaller digit */
+      for (long long d = 0; d < R; ++d) {
+        int64_t lower = 0, total = 0;
+        for (int q = 0; q < nodes; ++q) {
+          int64_t c = hist[row * (size_t)q + (size_t)d];
+          if (q < me) lower += c;
+          total += c;
+        }
+        offs[d] = before + lower;
+        before += total;
       }
-      offs[d] = before + lower;
-      before += total;
+      /* 3. stable scatter */
+      for (size_t i = lo; i < hi; ++i) {
+        uint32_t key = src[i];
+        dst[offs[(key >> shift) & mask]++] = key;
+      }
+      rdsm_barrier();
+      uint32_t *t = src;
+      src = dst;
+      dst = t;
     }
-    /* 3. stable scatter */
-    for (size_t i = lo; i < hi; ++i) {
-      uint32_t key = src[i];
-      dst[offs[(key >> shift) & mask]++] = key;
-    }
-    rdsm_barrier();
-    uint32_t *t = src;
-    src = dst;
-    dst = t;
+    t_parallel += rdsm_wtime() - t0;
   }
-  double t_parallel = rdsm_wtime() - t0;
   rdsm_stats st;
   rdsm_get_stats(&st);
 
@@ -174,17 +192,23 @@ int main(int argc, char **argv) {
       printf("FAIL radix: cannot allocate memory for the sequential check\n");
       pass = 0;
     } else {
-      for (size_t i = 0; i < n; ++i) ref[i] = seq[i] = gen_key(a.seed, (long long)i, a.maxkey);
-      /* the sequential equivalent: the same passes in private memory */
-      double ts = rdsm_wtime();
+      /* the sequential equivalent: the same iterations and passes in private memory */
+      double t_seq = 0.0;
       uint32_t *s0 = seq, *s1 = tmp;
-      for (int p = 0; p < passes; ++p) {
-        seq_pass(s0, s1, n, p * rbits, mask, cnt, R);
-        uint32_t *t = s0;
-        s0 = s1;
-        s1 = t;
+      for (long long it = 0; it < a.iters; ++it) {
+        for (size_t i = 0; i < n; ++i) seq[i] = gen_key(a.seed, it, (long long)i, a.maxkey);
+        double ts = rdsm_wtime();
+        s0 = seq;
+        s1 = tmp;
+        for (int p = 0; p < passes; ++p) {
+          seq_pass(s0, s1, n, p * rbits, mask, cnt, R);
+          uint32_t *t = s0;
+          s0 = s1;
+          s1 = t;
+        }
+        t_seq += rdsm_wtime() - ts;
       }
-      double t_seq = rdsm_wtime() - ts;
+      for (size_t i = 0; i < n; ++i) ref[i] = gen_key(a.seed, a.iters - 1, (long long)i, a.maxkey);
       qsort(ref, n, sizeof(uint32_t), cmp_u32);
       int seq_ok = memcmp(s0, ref, n * sizeof(uint32_t)) == 0;
       /* reading the shared result fetches every node's part */
@@ -201,12 +225,12 @@ int main(int argc, char **argv) {
       } else if (bad) {
         pass = 0;
         printf("FAIL radix: %zu of %zu keys differ from qsort of the input (%zu descents); first at %zu: got %u "
-               "expected %u (nodes %d, radix %lld, maxkey %lld)\n",
-               bad, n, unsorted, first, (unsigned)src[first], (unsigned)ref[first], nodes, R, a.maxkey);
+               "expected %u (nodes %d, radix %lld, maxkey %lld, last of %lld iterations)\n",
+               bad, n, unsorted, first, (unsigned)src[first], (unsigned)ref[first], nodes, R, a.maxkey, a.iters);
       } else {
-        printf("PASS radix: %zu keys < %lld, radix %lld, %d passes, %d nodes, size %s, checksum %016llx, "
-               "parallel %.6f s\n",
-               n, a.maxkey, R, passes, nodes, a.size, (unsigned long long)checksum, t_parallel);
+        printf("PASS radix: %zu keys < %lld, radix %lld, %d passes, %lld iterations, %d nodes, size %s, "
+               "checksum %016llx, parallel %.6f s\n",
+               n, a.maxkey, R, passes, a.iters, nodes, a.size, (unsigned long long)checksum, t_parallel);
       }
       printf("radix parallel %.6f s\n", t_parallel);
       printf("sequential %.6f s\n", t_seq);
@@ -217,9 +241,9 @@ int main(int argc, char **argv) {
         if (f) {
           fprintf(f,
                   "{\"program\": \"radix\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
-                  "\"keys\": %zu, \"radix\": %lld, \"maxkey\": %lld, \"passes\": %d, \"seed\": %llu, "
-                  "\"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node0_stats\": ",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, n, R, a.maxkey, passes,
+                  "\"keys\": %zu, \"radix\": %lld, \"maxkey\": %lld, \"passes\": %d, \"iterations\": %lld, "
+                  "\"seed\": %llu, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node0_stats\": ",
+                  pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, n, R, a.maxkey, passes, a.iters,
                   (unsigned long long)a.seed, t_parallel, t_seq);
           app_json_stats(f, &st);
           fprintf(f, "}\n");
