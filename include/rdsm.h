@@ -78,7 +78,11 @@ void rdsm_barrier(void);
  * rdsm_release(): this node's writes so far reach their homes, and become
  *   visible to every later rdsm_acquire() (or lock, barrier) of any node.
  * rdsm_acquire(): sees every write made visible by a release that completed
- *   before this call started. */
+ *   before this call started.
+ * rdsm_unlock() and rdsm_barrier() begin with a release, so writes before
+ * them count as released for rdsm_acquire() too; rdsm_lock() and
+ * rdsm_barrier() end with an acquire (of what the lock's previous holders,
+ * or every node, released). */
 void rdsm_release(void);
 void rdsm_acquire(void);
 
