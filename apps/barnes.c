@@ -141,9 +141,7 @@ static bh_args parse_args(int argc, char **argv) {
     const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     long long v = 0;
     if (!strcmp(opt, "--size")) {
-      if (strcmp(val, "test") && strcmp(val, "medium") && strcmp(val, "paper"))
-        app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
-      a.size = val;
+      a.size = app_size_name(prog, kUsage, val);
     } else if (!strcmp(opt, "-b")) {
       if (app_parse_i64(val, 2, 1L << 22, &v)) app_usage_exit(prog, kUsage, "-b: bad body count '%s' (2 .. 4194304)", val);
       b = (long)v;

@@ -68,9 +68,7 @@ static nb_args parse_args(int argc, char **argv) {
       else if (!strcmp(val, "nbodyw")) a.variant_w = 1;
       else app_usage_exit(prog, kUsage, "--variant: '%s' is not nbody or nbodyw", val);
     } else if (!strcmp(opt, "--size")) {
-      if (strcmp(val, "test") && strcmp(val, "medium") && strcmp(val, "paper"))
-        app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
-      a.size = val;
+      a.size = app_size_name(prog, kUsage, val);
     } else if (!strcmp(opt, "-b")) {
       if (app_parse_i64(val, 2, 1L << 22, &v)) app_usage_exit(prog, kUsage, "-b: bad body count '%s' (2 .. 4194304)", val);
       b = (long)v;

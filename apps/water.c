@@ -67,9 +67,7 @@ static water_args parse_args(int argc, char **argv) {
     const char *val = app_option_value(argc, argv, &i, prog, kUsage);
     long long v = 0;
     if (!strcmp(opt, "--size")) {
-      if (strcmp(val, "test") && strcmp(val, "medium") && strcmp(val, "paper"))
-        app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
-      a.size = val;
+      a.size = app_size_name(prog, kUsage, val);
     } else if (!strcmp(opt, "-m")) {
       if (app_parse_i64(val, 8, 1L << 20, &v)) app_usage_exit(prog, kUsage, "-m: bad molecule count '%s' (8 .. 1048576)", val);
       m = (long)v;

@@ -52,6 +52,13 @@ static inline const char *app_option_value(int argc, char **argv, int *i, const 
   return argv[++*i];
 }
 
+/* The value of --size: test, medium or paper, else a usage error. */
+static inline const char *app_size_name(const char *prog, const char *usage, const char *val) {
+  if (strcmp(val, "test") && strcmp(val, "medium") && strcmp(val, "paper"))
+    app_usage_exit(prog, usage, "--size: '%s' is not test, medium or paper", val);
+  return val;
+}
+
 /* Parses a whole decimal integer in [min, max]; 0 on success. */
 static inline int app_parse_i64(const char *s, long long min, long long max, long long *out) {
   if (!s || !*s) return -1;
