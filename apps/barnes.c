@@ -426,23 +426,33 @@ static void insert_body(tree *t, long i) {
   }
 }
 
+/* Child k of cell x as a point mass: its mass and position (a body's, or a
+ * cell's centre of mass) and, for a cell, its own quadrupole (else NULL).
+ * Returns false for an empty slot. */
+static int child_point(tree *t, const cell *x, int k, double *mk, const double **pk, const double **quad) {
+  long idx = 0;
+  int kind = slot_kind(t, x->slot[k], &idx);
+  if (kind == SLOT_EMPTY) return 0;
+  if (kind == SLOT_BODY) {
+    *mk = t->bodies[idx].mass;
+    *pk = t->bodies[idx].pos;
+    *quad = NULL;
+  } else {
+    *mk = t->cells[idx].mass;
+    *pk = t->cells[idx].com;
+    *quad = t->cells[idx].quad;
+  }
+  return 1;
+}
+
 /* Mass and centre of mass of cell c from its children, in octant order. */
 static void cofm_combine(tree *t, long c) {
   cell *x = &t->cells[c];
   double m = 0.0, s[3] = {0, 0, 0};
   for (int k = 0; k < 8; ++k) {
-    long idx = 0;
-    int kind = slot_kind(t, x->slot[k], &idx);
-    if (kind == SLOT_EMPTY) continue;
     double mk;
-    const double *pk;
-    if (kind == SLOT_BODY) {
-      mk = t->bodies[idx].mass;
-      pk = t->bodies[idx].pos;
-    } else {
-      mk = t->cells[idx].mass;
-      pk = t->cells[idx].com;
-    }
+    const double *pk, *qk;
+    if (!child_point(t, x, k, &mk, &pk, &qk)) continue;
     m += mk;
     for (int d = 0; d < 3; ++d) s[d] += mk * pk[d];
   }
@@ -451,20 +461,11 @@ static void cofm_combine(tree *t, long c) {
   /* quadrupole: the children's own (cells) plus their point masses about com */
   double q[6] = {0, 0, 0, 0, 0, 0};
   for (int k = 0; k < 8; ++k) {
-    long idx = 0;
-    int kind = slot_kind(t, x->slot[k], &idx);
-    if (kind == SLOT_EMPTY) continue;
     double mk;
-    const double *pk;
-    if (kind == SLOT_BODY) {
-      mk = t->bodies[idx].mass;
-      pk = t->bodies[idx].pos;
-    } else {
-      const cell *y = &t->cells[idx];
-      mk = y->mass;
-      pk = y->com;
-      for (int j = 0; j < 6; ++j) q[j] += y->quad[j];
-    }
+    const double *pk, *qk;
+    if (!child_point(t, x, k, &mk, &pk, &qk)) continue;
+    if (qk)
+      for (int j = 0; j < 6; ++j) q[j] += qk[j];
     double dx = pk[0] - x->com[0], dy = pk[1] - x->com[1], dz = pk[2] - x->com[2];
     double d2 = dx * dx + dy * dy + dz * dz;
     q[0] += mk * (3.0 * dx * dx - d2);
