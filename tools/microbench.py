@@ -19,13 +19,14 @@ Python 3 standard library only.
 import argparse
 import json
 import os
-import re
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from rdsm_build_query import find_program, launcher_protocols
 
 KNOWN_PROTOCOLS = ["async", "ardmar", "draw", "newgen", "genima"]
 LAUNCH_TIMEOUT = 120  # seconds, passed to rdsm run --timeout
@@ -136,26 +137,6 @@ def figures():
 
 
 # ---- running ---------------------------------------------------------------
-
-def find_program(build, name):
-    for cand in (os.path.join(build, "apps", name), os.path.join(build, name)):
-        if os.path.isfile(cand) and os.access(cand, os.X_OK):
-            return cand
-    return None
-
-
-def launcher_protocols(rdsm):
-    """The presets `rdsm run --help` lists, or None if it cannot be read."""
-    try:
-        out = subprocess.run([rdsm, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             timeout=30, check=False).stdout.decode("utf-8", "replace")
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = re.search(r"^protocols:\s*(.+)$", out, re.MULTILINE)
-    if not m:
-        return None
-    names = [p.strip() for p in m.group(1).split(",") if p.strip()]
-    return names or None
 
 
 def tail(text, lines=8):

@@ -34,6 +34,8 @@ import sys
 import tempfile
 import time
 
+from rdsm_build_query import find_program, launcher_protocols
+
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(SCRIPT_DIR)
 DEFAULT_PROTOCOLS = ["async", "ardmar", "draw", "newgen", "genima"]
@@ -75,24 +77,6 @@ def parse_args(argv):
     if a.repeat < 1:
         p.error("--repeat must be >= 1")
     return a
-
-
-def launcher_protocols(rdsm):
-    """The presets `rdsm run --help` lists, or None."""
-    try:
-        out = subprocess.run([rdsm, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             timeout=30, check=False).stdout.decode("utf-8", "replace")
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = re.search(r"^protocols:\s*(.+)$", out, re.MULTILINE)
-    return [x.strip() for x in m.group(1).split(",") if x.strip()] if m else None
-
-
-def find_program(build, name):
-    for cand in (os.path.join(build, "apps", name), os.path.join(build, name)):
-        if os.path.isfile(cand) and os.access(cand, os.X_OK):
-            return cand
-    return None
 
 
 def fmt_time(s):
