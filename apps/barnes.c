@@ -134,32 +134,16 @@ typedef struct bh_args {
 
 static bh_args parse_args(int argc, char **argv) {
   bh_args a = {4096, 3, 1.0, 1, "test", NULL};
-  long b = -1, s = -1;
-  const char *prog = argc > 0 ? argv[0] : "barnes";
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "--size")) {
-      a.size = app_size_name(prog, kUsage, val);
-    } else if (!strcmp(opt, "-b")) {
-      if (app_parse_i64(val, 2, 1L << 22, &v)) app_usage_exit(prog, kUsage, "-b: bad body count '%s' (2 .. 4194304)", val);
-      b = (long)v;
-    } else if (!strcmp(opt, "-s")) {
-      if (app_parse_i64(val, 0, 1000000, &v)) app_usage_exit(prog, kUsage, "-s: bad step count '%s'", val);
-      s = (long)v;
-    } else if (!strcmp(opt, "--theta")) {
-      char *end = NULL;
-      double t = strtod(val, &end);
-      if (*end != '\0' || !(t > 0.0 && t <= 1.0)) app_usage_exit(prog, kUsage, "--theta: '%s' is not in (0, 1]", val);
-      a.theta = t;
-    } else if (!strcmp(opt, "--seed")) {
-      if (app_parse_u64(val, &a.seed)) app_usage_exit(prog, kUsage, "--seed: bad seed '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  long long b = -1, s = -1;
+  app_args args = app_args_start(argc, argv, "barnes", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &a.size)) continue;
+    if (app_arg_int(&args, "-b", 2, 1L << 22, "body count", &b)) continue;
+    if (app_arg_int(&args, "-s", 0, 1000000, "step count", &s)) continue;
+    if (app_arg_double(&args, "--theta", 0.0, 1.0, APP_OPEN_MIN, &a.theta)) continue;
+    if (app_arg_u64(&args, "--seed", "seed", &a.seed)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
   if (!strcmp(a.size, "test")) { a.bodies = 4096; a.steps = 3; }
   else if (!strcmp(a.size, "medium")) { a.bodies = 65536; a.steps = 48; }
@@ -904,26 +888,20 @@ int main(int argc, char **argv) {
         app_print_breakdown(stdout, label, &reports[q].st);
       }
       fflush(stdout);
-      if (a.json) {
-        FILE *f = app_json_open(prog, a.json);
-        if (f) {
-          fprintf(f,
-                  "{\"program\": \"barnes\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
-                  "\"bodies\": %ld, \"steps\": %ld, \"theta\": %.17g, \"kinetic_energy\": %.17g, "
-                  "\"force_error_worst\": %.6g, \"force_error_rms\": %.6g, \"build_locks\": %" PRIu64
-                  ", \"stale_views\": %" PRIu64 ", \"interactions\": %" PRIu64
-                  ", \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node0_stats\": ",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, n, a.steps, a.theta, ke, worst, rms,
-                  locks, stale, inter, t_parallel, t_seq);
-          app_json_stats(f, &reports[0].st);
-          fprintf(f, ", \"node_stats\": [");
-          for (int q = 0; q < nodes; ++q) {
-            if (q) fprintf(f, ", ");
-            app_json_stats(f, &reports[q].st);
-          }
-          fprintf(f, "]}\n");
-          fclose(f);
+      FILE *f = app_json_begin(prog, a.json, "barnes", pass);
+      if (f) {
+        fprintf(f,
+                ", \"size\": \"%s\", \"bodies\": %ld, \"steps\": %ld, \"theta\": %.17g, \"kinetic_energy\": %.17g, "
+                "\"force_error_worst\": %.6g, \"force_error_rms\": %.6g, \"build_locks\": %" PRIu64
+                ", \"stale_views\": %" PRIu64 ", \"interactions\": %" PRIu64
+                ", \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node_stats\": [",
+                a.size, n, a.steps, a.theta, ke, worst, rms, locks, stale, inter, t_parallel, t_seq);
+        for (int q = 0; q < nodes; ++q) {
+          if (q) fprintf(f, ", ");
+          app_json_stats(f, &reports[q].st);
         }
+        fprintf(f, "]");
+        app_json_end(f, &reports[0].st);
       }
     }
     free(ref);

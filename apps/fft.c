@@ -57,36 +57,20 @@ typedef struct fft_args {
 
 static fft_args parse_args(int argc, char **argv) {
   fft_args a = {18, 1, NULL};
-  const char *prog = argc > 0 ? argv[0] : "fft";
-  int m_given = 0, i_given = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "-m")) {
-      if (app_parse_i64(val, 2, 26, &v)) app_usage_exit(prog, kUsage, "-m: bad log2 size '%s' (2 .. 26)", val);
-      a.m = (int)v;
-      m_given = 1;
-    } else if (!strcmp(opt, "-i")) {
-      if (app_parse_i64(val, 1, 100000, &v))
-        app_usage_exit(prog, kUsage, "-i: bad iteration count '%s' (1 .. 100000)", val);
-      a.iters = (long)v;
-      i_given = 1;
-    } else if (!strcmp(opt, "--size")) {
-      int m;
-      long it;
-      if (!strcmp(val, "test")) m = 18, it = 1;
-      else if (!strcmp(val, "medium")) m = 21, it = 240;
-      else if (!strcmp(val, "paper")) m = 22, it = 1;
-      else app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
-      if (!m_given) a.m = m;
-      if (!i_given) a.iters = it;
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  const char *size = "test";
+  long long m = -1, it = -1;
+  app_args args = app_args_start(argc, argv, "fft", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &size)) continue;
+    if (app_arg_int(&args, "-m", 2, 26, "log2 size", &m)) continue;
+    if (app_arg_int(&args, "-i", 1, 100000, "iteration count", &it)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
+  if (!strcmp(size, "medium")) a.m = 21, a.iters = 240;
+  else if (!strcmp(size, "paper")) a.m = 22, a.iters = 1;
+  if (m >= 0) a.m = (int)m;
+  if (it >= 0) a.iters = (long)it;
   return a;
 }
 
@@ -332,21 +316,15 @@ int main(int argc, char **argv) {
     app_print_breakdown(stdout, a.iters > 1 ? "fft node 0 (all transforms up to the last forward)" : "fft node 0 (forward)",
                         &st);
     fflush(stdout);
-    if (a.json) {
-      FILE *f = app_json_open(prog, a.json);
-      if (f) {
-        fprintf(f,
-                "{\"program\": \"fft\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"m\": %d, \"points\": %ld, "
-                "\"iterations\": %ld, "
-                "\"parallel_seconds\": %.9f, \"inverse_seconds\": %.9f, \"sequential_seconds\": %.9f, "
-                "\"reference_seconds\": %.9f, \"error_forward\": %.6g, \"error_sequential\": %.6g, "
-                "\"error_dft\": %.6g, \"error_inverse\": %.6g, \"node0_stats\": ",
-                pass ? "true" : "false", nodes, rdsm_protocol_name(), p.m, n, a.iters, t_fwd, t_inv, t_seq, t_ref, err_fwd,
-                err_seq, err_dft, err_inv);
-        app_json_stats(f, &st);
-        fprintf(f, "}\n");
-        fclose(f);
-      }
+    FILE *f = app_json_begin(prog, a.json, "fft", pass);
+    if (f) {
+      fprintf(f,
+              ", \"m\": %d, \"points\": %ld, \"iterations\": %ld, "
+              "\"parallel_seconds\": %.9f, \"inverse_seconds\": %.9f, \"sequential_seconds\": %.9f, "
+              "\"reference_seconds\": %.9f, \"error_forward\": %.6g, \"error_sequential\": %.6g, "
+              "\"error_dft\": %.6g, \"error_inverse\": %.6g",
+              p.m, n, a.iters, t_fwd, t_inv, t_seq, t_ref, err_fwd, err_seq, err_dft, err_inv);
+      app_json_end(f, &st);
     }
   }
   free(input);

@@ -45,35 +45,23 @@ typedef struct f3_args {
 
 static f3_args parse_args(int argc, char **argv) {
   f3_args a = {64, 2, NULL};
-  const char *prog = argc > 0 ? argv[0] : "fft3d";
-  int n_given = 0, i_given = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "-n")) {
-      if (app_parse_i64(val, 2, 512, &v) || (v & (v - 1)))
-        app_usage_exit(prog, kUsage, "-n: bad grid size '%s' (a power of two, 2 .. 512)", val);
-      a.n = (long)v;
-      n_given = 1;
-    } else if (!strcmp(opt, "-i")) {
-      if (app_parse_i64(val, 0, 1000, &v)) app_usage_exit(prog, kUsage, "-i: bad iteration count '%s' (0 .. 1000)", val);
-      a.iters = (long)v;
-      i_given = 1;
-    } else if (!strcmp(opt, "--size")) {
-      long n, it;
-      if (!strcmp(val, "test")) n = 64, it = 2;
-      else if (!strcmp(val, "medium")) n = 128, it = 180;
-      else if (!strcmp(val, "paper")) n = 128, it = 10;
-      else app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
-      if (!n_given) a.n = n;
-      if (!i_given) a.iters = it;
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+  const char *size = "test";
+  long long n = -1, it = -1;
+  app_args args = app_args_start(argc, argv, "fft3d", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &size)) continue;
+    if (app_arg_int(&args, "-n", 2, 512, "power-of-two grid size", &n)) {
+      if (n & (n - 1)) app_arg_error(&args, "-n: bad power-of-two grid size '%s' (2 .. 512)", args.val);
+      continue;
     }
+    if (app_arg_int(&args, "-i", 0, 1000, "iteration count", &it)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
+  if (!strcmp(size, "medium")) a.n = 128, a.iters = 180;
+  else if (!strcmp(size, "paper")) a.n = 128, a.iters = 10;
+  if (n >= 0) a.n = (long)n;
+  if (it >= 0) a.iters = (long)it;
   return a;
 }
 
@@ -334,20 +322,14 @@ int main(int argc, char **argv) {
       printf("parallel %.6f s\nsequential %.6f s\n", t_par, t_seq);
       app_print_breakdown(stdout, "fft3d node 0", &st);
       fflush(stdout);
-      if (a.json) {
-        FILE *f = app_json_open(prog, a.json);
-        if (f) {
-          fprintf(f,
-                  "{\"program\": \"fft3d\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"n\": %ld, "
-                  "\"iterations\": %ld, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, "
-                  "\"reference_seconds\": %.9f, \"error_spectrum\": %.6g, \"error_dft\": %.6g, "
-                  "\"error_final\": %.6g, \"error_checksum\": %.6g, \"node0_stats\": ",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), n, a.iters, t_par, t_seq, t_ref, err_spec,
-                  dft_err, err_final, err_sum);
-          app_json_stats(f, &st);
-          fprintf(f, "}\n");
-          fclose(f);
-        }
+      FILE *f = app_json_begin(prog, a.json, "fft3d", pass);
+      if (f) {
+        fprintf(f,
+                ", \"n\": %ld, \"iterations\": %ld, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, "
+                "\"reference_seconds\": %.9f, \"error_spectrum\": %.6g, \"error_dft\": %.6g, "
+                "\"error_final\": %.6g, \"error_checksum\": %.6g",
+                n, a.iters, t_par, t_seq, t_ref, err_spec, dft_err, err_final, err_sum);
+        app_json_end(f, &st);
       }
     }
     free(s.A);

@@ -50,39 +50,26 @@ typedef struct is_args {
 
 static is_args parse_args(int argc, char **argv) {
   is_args a = {1 << 18, 1 << 13, 10, 314159265, "test", NULL};
-  const char *prog = argc > 0 ? argv[0] : "is";
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "--size")) {
-      if (!strcmp(val, "test")) {
+  app_args args = app_args_start(argc, argv, "is", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &a.size)) { /* overrides -k/-b/-i given before it */
+      if (!strcmp(a.size, "test")) {
         a.keys = 1 << 18; a.buckets = 1 << 13; a.iters = 10;
-      } else if (!strcmp(val, "medium")) {
+      } else if (!strcmp(a.size, "medium")) {
         a.keys = 1 << 23; a.buckets = 1 << 19; a.iters = 400;
-      } else if (!strcmp(val, "paper")) {
-        a.keys = 1 << 23; a.buckets = 1 << 19; a.iters = 10;
       } else {
-        app_usage_exit(prog, kUsage, "--size: unknown size '%s'", val);
+        a.keys = 1 << 23; a.buckets = 1 << 19; a.iters = 10;
       }
-      a.size = val;
-    } else if (!strcmp(opt, "-k")) {
-      if (app_parse_i64(val, 2, 1LL << 28, &v)) app_usage_exit(prog, kUsage, "-k: bad key count '%s' (2 .. 2^28)", val);
-      a.keys = v; a.size = "custom";
-    } else if (!strcmp(opt, "-b")) {
-      if (app_parse_i64(val, 2, 1LL << 26, &v)) app_usage_exit(prog, kUsage, "-b: bad bucket count '%s' (2 .. 2^26)", val);
-      a.buckets = v; a.size = "custom";
-    } else if (!strcmp(opt, "-i")) {
-      if (app_parse_i64(val, 1, 100000, &v)) app_usage_exit(prog, kUsage, "-i: bad iteration count '%s' (1 .. 100000)", val);
-      a.iters = v; a.size = "custom";
-    } else if (!strcmp(opt, "--seed")) {
-      if (app_parse_u64(val, &a.seed)) app_usage_exit(prog, kUsage, "--seed: bad seed '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+      continue;
     }
+    if (app_arg_int(&args, "-k", 2, 1LL << 28, "key count", &a.keys)) { a.size = "custom"; continue; }
+    if (app_arg_int(&args, "-b", 2, 1LL << 26, "bucket count", &a.buckets)) { a.size = "custom"; continue; }
+    if (app_arg_int(&args, "-i", 1, 100000, "iteration count", &a.iters)) { a.size = "custom"; continue; }
+    if (app_arg_u64(&args, "--seed", "seed", &a.seed)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
+  const char *prog = args.prog;
   if (2 * a.iters > a.keys) app_usage_exit(prog, kUsage, "need KEYS >= 2 * ITERS (%lld < %lld)", a.keys, 2 * a.iters);
   return a;
 }
@@ -269,19 +256,13 @@ int main(int argc, char **argv) {
       printf("sequential %.6f s\n", t_seq);
       app_print_breakdown(stdout, "is node 0", &st);
       fflush(stdout);
-      if (a.json) {
-        FILE *f = app_json_open(prog, a.json);
-        if (f) {
-          fprintf(f,
-                  "{\"program\": \"is\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
-                  "\"keys\": %lld, \"buckets\": %lld, \"iterations\": %lld, \"seed\": %" PRIu64
-                  ", \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node0_stats\": ",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, n, b, a.iters, a.seed, t_parallel,
-                  t_seq);
-          app_json_stats(f, &st);
-          fprintf(f, "}\n");
-          fclose(f);
-        }
+      FILE *f = app_json_begin(prog, a.json, "is", pass);
+      if (f) {
+        fprintf(f,
+                ", \"size\": \"%s\", \"keys\": %lld, \"buckets\": %lld, \"iterations\": %lld, \"seed\": %" PRIu64
+                ", \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f",
+                a.size, n, b, a.iters, a.seed, t_parallel, t_seq);
+        app_json_end(f, &st);
       }
       free(sorted);
       free(seen);

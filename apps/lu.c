@@ -50,35 +50,23 @@ typedef struct lu_args {
 
 static lu_args parse_args(int argc, char **argv) {
   lu_args a = {256, 16, 1, "test", NULL};
-  long n = -1, b = -1;
-  const char *prog = argc > 0 ? argv[0] : "lu";
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "--size")) {
-      if (!strcmp(val, "test")) a.n = 256, a.b = 16;
-      else if (!strcmp(val, "medium")) a.n = 5280, a.b = 16;
-      else if (!strcmp(val, "paper")) a.n = 4096, a.b = 16;
-      else app_usage_exit(prog, kUsage, "--size: unknown size '%s'", val);
-      a.size = val;
-    } else if (!strcmp(opt, "-n")) {
-      if (app_parse_i64(val, 1, 65536, &v)) app_usage_exit(prog, kUsage, "-n: bad matrix size '%s' (1 .. 65536)", val);
-      n = (long)v;
-    } else if (!strcmp(opt, "-b")) {
-      if (app_parse_i64(val, 1, 1024, &v)) app_usage_exit(prog, kUsage, "-b: bad block size '%s' (1 .. 1024)", val);
-      b = (long)v;
-    } else if (!strcmp(opt, "--seed")) {
-      if (app_parse_u64(val, &a.seed)) app_usage_exit(prog, kUsage, "--seed: bad seed '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  long long n = -1, b = -1;
+  app_args args = app_args_start(argc, argv, "lu", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &a.size)) continue;
+    if (app_arg_int(&args, "-n", 1, 65536, "matrix size", &n)) continue;
+    if (app_arg_int(&args, "-b", 1, 1024, "block size", &b)) continue;
+    if (app_arg_u64(&args, "--seed", "seed", &a.seed)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
+  const char *prog = args.prog;
+  if (!strcmp(a.size, "test")) a.n = 256, a.b = 16;
+  else if (!strcmp(a.size, "medium")) a.n = 5280, a.b = 16;
+  else a.n = 4096, a.b = 16;
   if (n > 0 || b > 0) a.size = "custom";
-  if (n > 0) a.n = n;
-  if (b > 0) a.b = b;
+  if (n > 0) a.n = (long)n;
+  if (b > 0) a.b = (long)b;
   if (a.b > a.n) app_usage_exit(prog, kUsage, "block size %ld is larger than the matrix (%ld)", a.b, a.n);
   if (a.n % a.b) app_usage_exit(prog, kUsage, "matrix size %ld is not a multiple of the block size %ld", a.n, a.b);
   return a;
@@ -340,23 +328,14 @@ int main(int argc, char **argv) {
                "parallel %.6f s\n",
                n, b, nodes, L.pr, L.pc, a.size, checksum, resv, full, t_parallel);
       }
-      printf("lu parallel %.6f s\n", t_parallel);
-      printf("sequential %.6f s\n", t_seq);
-      app_print_breakdown(stdout, "lu node 0", &st);
-      fflush(stdout);
-      if (a.json) {
-        FILE *f = app_json_open(prog, a.json);
-        if (f) {
-          fprintf(f,
-                  "{\"program\": \"lu\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
-                  "\"n\": %ld, \"block\": %ld, \"seed\": %llu, \"checksum\": %.17g, \"residual\": %.6g, "
-                  "\"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node0_stats\": ",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, n, b, (unsigned long long)a.seed,
-                  checksum, resv, t_parallel, t_seq);
-          app_json_stats(f, &st);
-          fprintf(f, "}\n");
-          fclose(f);
-        }
+      app_print_times("lu", t_parallel, t_seq, &st);
+      FILE *f = app_json_begin(prog, a.json, "lu", pass);
+      if (f) {
+        fprintf(f,
+                ", \"size\": \"%s\", \"n\": %ld, \"block\": %ld, \"seed\": %llu, \"checksum\": %.17g, "
+                "\"residual\": %.6g, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f",
+                a.size, n, b, (unsigned long long)a.seed, checksum, resv, t_parallel, t_seq);
+        app_json_end(f, &st);
       }
       free(ref);
     }

@@ -31,16 +31,11 @@ int main(int argc, char **argv) {
   const char *prog = argc > 0 ? argv[0] : "micro_barrier";
   long long rounds = 10000;
   const char *json = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    if (!strcmp(opt, "--rounds")) {
-      if (app_parse_i64(val, 1, 100000000, &rounds)) app_usage_exit(prog, kUsage, "--rounds: bad count '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  app_args args = app_args_start(argc, argv, "micro_barrier", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_int(&args, "--rounds", 1, 100000000, "count", &rounds)) continue;
+    if (app_arg_string(&args, "--json", &json)) continue;
+    app_arg_unknown(&args);
   }
   const int me = rdsm_rank(), nodes = rdsm_nodes();
 
@@ -85,22 +80,18 @@ int main(int argc, char **argv) {
              results[q].stats.barrier_wait, results[q].stats.barrier_protocol,
              (unsigned long long)results[q].stats.messages_sent, (unsigned long long)results[q].stats.one_sided_ops);
     fflush(stdout);
-    if (json) {
-      FILE *f = app_json_open(prog, json);
-      if (f) {
-        fprintf(f,
-                "{\"program\": \"micro_barrier\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"rounds\": %lld, "
-                "\"node0_us\": %.6f, \"max_us\": %.6f, \"mean_us\": %.6f, \"node_us\": [",
-                pass ? "true" : "false", nodes, rdsm_protocol_name(), rounds, us0, us_max, us_mean);
-        for (int q = 0; q < nodes; ++q) fprintf(f, "%s%.6f", q ? ", " : "", results[q].seconds * 1e6 / (double)rounds);
-        fprintf(f, "], \"stats\": [");
-        for (int q = 0; q < nodes; ++q) {
-          if (q) fprintf(f, ", ");
-          app_json_stats(f, &results[q].stats);
-        }
-        fprintf(f, "]}\n");
-        fclose(f);
+    FILE *f = app_json_begin(prog, json, "micro_barrier", pass);
+    if (f) {
+      fprintf(f, ", \"rounds\": %lld, \"node0_us\": %.6f, \"max_us\": %.6f, \"mean_us\": %.6f, \"node_us\": [", rounds,
+              us0, us_max, us_mean);
+      for (int q = 0; q < nodes; ++q) fprintf(f, "%s%.6f", q ? ", " : "", results[q].seconds * 1e6 / (double)rounds);
+      fprintf(f, "], \"stats\": [");
+      for (int q = 0; q < nodes; ++q) {
+        if (q) fprintf(f, ", ");
+        app_json_stats(f, &results[q].stats);
       }
+      fprintf(f, "]");
+      app_json_end(f, NULL);
     }
   }
   int status = app_verdict_publish(verdict, pass);

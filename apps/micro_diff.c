@@ -77,24 +77,19 @@ int main(int argc, char **argv) {
   long long pages = 1024;
   int large = -1, use_release = 0;
   const char *json = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    if (!strcmp(opt, "--release")) { /* the one option without a value */
-      use_release = 1;
+  app_args args = app_args_start(argc, argv, "micro_diff", kUsage);
+  args.flags = "--release";
+  while (app_args_next(&args)) {
+    if (app_arg_flag(&args, "--release", &use_release)) continue;
+    if (!strcmp(args.opt, "--size")) {
+      if (!strcmp(args.val, "small")) large = 0;
+      else if (!strcmp(args.val, "large")) large = 1;
+      else app_arg_error(&args, "--size: '%s' is neither small nor large", args.val);
       continue;
     }
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    if (!strcmp(opt, "--size")) {
-      if (!strcmp(val, "small")) large = 0;
-      else if (!strcmp(val, "large")) large = 1;
-      else app_usage_exit(prog, kUsage, "--size: '%s' is neither small nor large", val);
-    } else if (!strcmp(opt, "--pages")) {
-      if (app_parse_i64(val, 1, 1 << 20, &pages)) app_usage_exit(prog, kUsage, "--pages: bad count '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+    if (app_arg_int(&args, "--pages", 1, 1 << 20, "count", &pages)) continue;
+    if (app_arg_string(&args, "--json", &json)) continue;
+    app_arg_unknown(&args);
   }
   if (large < 0) app_usage_exit(prog, kUsage, "--size is required");
   const int me = rdsm_rank(), nodes = rdsm_nodes();
@@ -206,26 +201,22 @@ int main(int argc, char **argv) {
     app_print_breakdown(stdout, "  node 1 (writer)", w);
     app_print_breakdown(stdout, "  node 0 (home)", home);
     fflush(stdout);
-    if (json) {
-      FILE *f = app_json_open(prog, json);
-      if (f) {
-        fprintf(f,
-                "{\"program\": \"micro_diff\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
-                "\"pages\": %lld, \"page_size\": %zu, \"release\": %s, "
-                "\"writer_diff_seconds\": %.9f, \"writer_diff_us_per_page\": %.6f, "
-                "\"home_apply_seconds\": %.9f, \"home_apply_us_per_page\": %.6f, "
-                "\"diffs\": %llu, \"diff_bytes\": %llu, \"write_loop_seconds\": %.9f, "
-                "\"baseline_memcmp_memcpy_seconds\": %.9f, \"home_diff_handler_seconds\": %.9f, \"writer_stats\": ",
-                pass ? "true" : "false", nodes, rdsm_protocol_name(), large ? "large" : "small", pages, psz,
-                use_release ? "true" : "false", w->barrier_protocol, w->barrier_protocol * 1e6 / n, home->handler,
-                home->handler * 1e6 / n, (unsigned long long)w->diffs, (unsigned long long)w->diff_bytes,
-                results[1].write_seconds, results[1].baseline_seconds, home->handler_diff);
-        app_json_stats(f, w);
-        fprintf(f, ", \"home_stats\": ");
-        app_json_stats(f, home);
-        fprintf(f, "}\n");
-        fclose(f);
-      }
+    FILE *f = app_json_begin(prog, json, "micro_diff", pass);
+    if (f) {
+      fprintf(f,
+              ", \"size\": \"%s\", \"pages\": %lld, \"page_size\": %zu, \"release\": %s, "
+              "\"writer_diff_seconds\": %.9f, \"writer_diff_us_per_page\": %.6f, "
+              "\"home_apply_seconds\": %.9f, \"home_apply_us_per_page\": %.6f, "
+              "\"diffs\": %llu, \"diff_bytes\": %llu, \"write_loop_seconds\": %.9f, "
+              "\"baseline_memcmp_memcpy_seconds\": %.9f, \"home_diff_handler_seconds\": %.9f, \"writer_stats\": ",
+              large ? "large" : "small", pages, psz, use_release ? "true" : "false", w->barrier_protocol,
+              w->barrier_protocol * 1e6 / n, home->handler, home->handler * 1e6 / n, (unsigned long long)w->diffs,
+              (unsigned long long)w->diff_bytes, results[1].write_seconds, results[1].baseline_seconds,
+              home->handler_diff);
+      app_json_stats(f, w);
+      fprintf(f, ", \"home_stats\": ");
+      app_json_stats(f, home);
+      app_json_end(f, NULL);
     }
   }
   int status = app_verdict_publish(verdict, pass);

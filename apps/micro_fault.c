@@ -105,16 +105,11 @@ int main(int argc, char **argv) {
   const char *prog = argc > 0 ? argv[0] : "micro_fault";
   long long pages = 1024;
   const char *json = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    if (!strcmp(opt, "--pages")) {
-      if (app_parse_i64(val, 1, 1 << 20, &pages)) app_usage_exit(prog, kUsage, "--pages: bad count '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  app_args args = app_args_start(argc, argv, "micro_fault", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_int(&args, "--pages", 1, 1 << 20, "count", &pages)) continue;
+    if (app_arg_string(&args, "--json", &json)) continue;
+    app_arg_unknown(&args);
   }
   const int me = rdsm_rank(), nodes = rdsm_nodes();
   if (nodes < 2) app_usage_exit(prog, kUsage, "needs at least 2 nodes (run it with rdsm run -n 2 or more)");
@@ -221,22 +216,16 @@ int main(int argc, char **argv) {
              as_expected[ph] ? "" : "  [counters not as expected: the figure measures something else]");
     }
     fflush(stdout);
-    if (json) {
-      FILE *f = app_json_open(prog, json);
-      if (f) {
-        fprintf(f,
-                "{\"program\": \"micro_fault\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"pages\": %lld, "
-                "\"page_size\": %zu",
-                pass ? "true" : "false", nodes, rdsm_protocol_name(), pages, psz);
-        for (int ph = 0; ph < kPhases; ++ph) {
-          fprintf(f, ", \"%s_us\": %.6f, \"%s_median_us\": %.6f, \"%s_counters_as_expected\": %s, \"%s_stats\": ",
-                  kPhaseName[ph], us[ph], kPhaseName[ph], r->phase[ph].median_us, kPhaseName[ph],
-                  as_expected[ph] ? "true" : "false", kPhaseName[ph]);
-          app_json_stats(f, &r->phase[ph].stats);
-        }
-        fprintf(f, "}\n");
-        fclose(f);
+    FILE *f = app_json_begin(prog, json, "micro_fault", pass);
+    if (f) {
+      fprintf(f, ", \"pages\": %lld, \"page_size\": %zu", pages, psz);
+      for (int ph = 0; ph < kPhases; ++ph) {
+        fprintf(f, ", \"%s_us\": %.6f, \"%s_median_us\": %.6f, \"%s_counters_as_expected\": %s, \"%s_stats\": ",
+                kPhaseName[ph], us[ph], kPhaseName[ph], r->phase[ph].median_us, kPhaseName[ph],
+                as_expected[ph] ? "true" : "false", kPhaseName[ph]);
+        app_json_stats(f, &r->phase[ph].stats);
       }
+      app_json_end(f, NULL);
     }
   }
   int status = app_verdict_publish(verdict, pass);

@@ -70,19 +70,12 @@ int main(int argc, char **argv) {
   const char *prog = argc > 0 ? argv[0] : "micro_lock";
   long long count = 10000, handoffs = -1;
   const char *json = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    if (!strcmp(opt, "--count")) {
-      if (app_parse_i64(val, 1, 100000000, &count)) app_usage_exit(prog, kUsage, "--count: bad count '%s'", val);
-    } else if (!strcmp(opt, "--handoffs")) {
-      if (app_parse_i64(val, 1, 100000000, &handoffs))
-        app_usage_exit(prog, kUsage, "--handoffs: bad count '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  app_args args = app_args_start(argc, argv, "micro_lock", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_int(&args, "--count", 1, 100000000, "count", &count)) continue;
+    if (app_arg_int(&args, "--handoffs", 1, 100000000, "count", &handoffs)) continue;
+    if (app_arg_string(&args, "--json", &json)) continue;
+    app_arg_unknown(&args);
   }
   if (handoffs < 0) handoffs = count;
   const int me = rdsm_rank(), nodes = rdsm_nodes();
@@ -201,27 +194,23 @@ int main(int argc, char **argv) {
       printf("  contended node %d: %.3f us per acquire+release, lock_wait %.6f s\n", q,
              results[q].contended_seconds * 1e6 / (double)count, results[q].contended_stats.lock_wait);
     fflush(stdout);
-    if (json) {
-      FILE *f = app_json_open(prog, json);
-      if (f) {
-        fprintf(f,
-                "{\"program\": \"micro_lock\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"count\": %lld, "
-                "\"handoffs\": %lld, \"uncontended_us\": %.6f, \"uncontended_first_us\": %.6f, "
-                "\"uncontended_rest_us\": %.6f, \"handoff_us\": %.6f, \"handoff_attempts\": %llu, "
-                "\"contended_us\": %.6f, \"contended_serial_us\": %.6f, \"counter\": %lld, \"contended_node_us\": [",
-                pass ? "true" : "false", nodes, rdsm_protocol_name(), count, handoffs, unc_us, first_us, rest_us,
-                handoff_us, (unsigned long long)attempts, cont_mean_us, cont_serial_us, (long long)got_counter);
-        for (int q = 0; q < nodes; ++q)
-          fprintf(f, "%s%.6f", q ? ", " : "", results[q].contended_seconds * 1e6 / (double)count);
-        fprintf(f, "], ");
-        json_phase_stats(f, "uncontended_stats", results, nodes, offsetof(node_result, uncontended_stats));
-        fprintf(f, ", ");
-        json_phase_stats(f, "handoff_stats", results, nodes, offsetof(node_result, handoff_stats));
-        fprintf(f, ", ");
-        json_phase_stats(f, "contended_stats", results, nodes, offsetof(node_result, contended_stats));
-        fprintf(f, "}\n");
-        fclose(f);
-      }
+    FILE *f = app_json_begin(prog, json, "micro_lock", pass);
+    if (f) {
+      fprintf(f,
+              ", \"count\": %lld, \"handoffs\": %lld, \"uncontended_us\": %.6f, \"uncontended_first_us\": %.6f, "
+              "\"uncontended_rest_us\": %.6f, \"handoff_us\": %.6f, \"handoff_attempts\": %llu, "
+              "\"contended_us\": %.6f, \"contended_serial_us\": %.6f, \"counter\": %lld, \"contended_node_us\": [",
+              count, handoffs, unc_us, first_us, rest_us, handoff_us, (unsigned long long)attempts, cont_mean_us,
+              cont_serial_us, (long long)got_counter);
+      for (int q = 0; q < nodes; ++q)
+        fprintf(f, "%s%.6f", q ? ", " : "", results[q].contended_seconds * 1e6 / (double)count);
+      fprintf(f, "], ");
+      json_phase_stats(f, "uncontended_stats", results, nodes, offsetof(node_result, uncontended_stats));
+      fprintf(f, ", ");
+      json_phase_stats(f, "handoff_stats", results, nodes, offsetof(node_result, handoff_stats));
+      fprintf(f, ", ");
+      json_phase_stats(f, "contended_stats", results, nodes, offsetof(node_result, contended_stats));
+      app_json_end(f, NULL);
     }
   }
   int status = app_verdict_publish(verdict, pass);

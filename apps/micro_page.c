@@ -38,18 +38,12 @@ int main(int argc, char **argv) {
   const char *prog = argc > 0 ? argv[0] : "micro_page";
   long long pages = 1024, repeat = 1;
   const char *json = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    if (!strcmp(opt, "--repeat")) {
-      if (app_parse_i64(val, 1, 10000, &repeat)) app_usage_exit(prog, kUsage, "--repeat: bad count '%s' (1 .. 10000)", val);
-    } else if (!strcmp(opt, "--pages")) {
-      if (app_parse_i64(val, 1, 1 << 20, &pages)) app_usage_exit(prog, kUsage, "--pages: bad count '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  app_args args = app_args_start(argc, argv, "micro_page", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_int(&args, "--repeat", 1, 10000, "count", &repeat)) continue;
+    if (app_arg_int(&args, "--pages", 1, 1 << 20, "count", &pages)) continue;
+    if (app_arg_string(&args, "--json", &json)) continue;
+    app_arg_unknown(&args);
   }
   const int me = rdsm_rank(), nodes = rdsm_nodes();
   if (nodes < 2) app_usage_exit(prog, kUsage, "needs at least 2 nodes (run it with rdsm run -n 2 or more)");
@@ -119,25 +113,20 @@ int main(int argc, char **argv) {
         printf("  node %d: %.3f us/page, pages_fetched %.0f, data_wait %.6f s (%.3f us/page)  [medians]\n", q,
                med_us[q], med_fetched[q], med_wait[q], med_wait[q] * 1e6 / (double)pages);
       fflush(stdout);
-      if (json) {
-        FILE *f = app_json_open(prog, json);
-        if (f) {
+      FILE *f = app_json_begin(prog, json, "micro_page", pass);
+      if (f) {
+        fprintf(f, ", \"pages\": %lld, \"repeat\": %lld, \"page_size\": %zu, \"mean_us_per_page\": %.6f, \"readers\": [",
+                pages, repeat, psz, mean);
+        for (int q = 1; q < nodes; ++q) {
           fprintf(f,
-                  "{\"program\": \"micro_page\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", "
-                  "\"pages\": %lld, \"repeat\": %lld, \"page_size\": %zu, \"mean_us_per_page\": %.6f, \"readers\": [",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), pages, repeat, psz, mean);
-          for (int q = 1; q < nodes; ++q) {
-            fprintf(f,
-                    "%s{\"node\": %d, \"us_per_page\": %.6f, \"pages_fetched\": %.0f, \"data_wait\": %.9f, "
-                    "\"samples_us_per_page\": [",
-                    q > 1 ? ", " : "", q, med_us[q], med_fetched[q], med_wait[q]);
-            for (long r = 0; r < repeat; ++r)
-              fprintf(f, "%s%.6f", r ? ", " : "", samples[r * nodes + q].us_per_page);
-            fprintf(f, "]}");
-          }
-          fprintf(f, "]}\n");
-          fclose(f);
+                  "%s{\"node\": %d, \"us_per_page\": %.6f, \"pages_fetched\": %.0f, \"data_wait\": %.9f, "
+                  "\"samples_us_per_page\": [",
+                  q > 1 ? ", " : "", q, med_us[q], med_fetched[q], med_wait[q]);
+          for (long r = 0; r < repeat; ++r) fprintf(f, "%s%.6f", r ? ", " : "", samples[r * nodes + q].us_per_page);
+          fprintf(f, "]}");
         }
+        fprintf(f, "]");
+        app_json_end(f, NULL);
       }
     }
     free(v);

@@ -57,35 +57,26 @@ static const double kEps2 = 0.01; /* softening squared */
 
 static nb_args parse_args(int argc, char **argv) {
   nb_args a = {0, 4096, 4, "test", NULL};
-  long b = -1, s = -1;
-  const char *prog = argc > 0 ? argv[0] : "nbody";
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "--variant")) {
-      if (!strcmp(val, "nbody")) a.variant_w = 0;
-      else if (!strcmp(val, "nbodyw")) a.variant_w = 1;
-      else app_usage_exit(prog, kUsage, "--variant: '%s' is not nbody or nbodyw", val);
-    } else if (!strcmp(opt, "--size")) {
-      a.size = app_size_name(prog, kUsage, val);
-    } else if (!strcmp(opt, "-b")) {
-      if (app_parse_i64(val, 2, 1L << 22, &v)) app_usage_exit(prog, kUsage, "-b: bad body count '%s' (2 .. 4194304)", val);
-      b = (long)v;
-    } else if (!strcmp(opt, "-s")) {
-      if (app_parse_i64(val, 0, 1000000, &v)) app_usage_exit(prog, kUsage, "-s: bad step count '%s'", val);
-      s = (long)v;
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+  long long b = -1, s = -1;
+  app_args args = app_args_start(argc, argv, "nbody", kUsage);
+  while (app_args_next(&args)) {
+    if (!strcmp(args.opt, "--variant")) {
+      if (!strcmp(args.val, "nbody")) a.variant_w = 0;
+      else if (!strcmp(args.val, "nbodyw")) a.variant_w = 1;
+      else app_arg_error(&args, "--variant: '%s' is not nbody or nbodyw", args.val);
+      continue;
     }
+    if (app_arg_size(&args, &a.size)) continue;
+    if (app_arg_int(&args, "-b", 2, 1L << 22, "body count", &b)) continue;
+    if (app_arg_int(&args, "-s", 0, 1000000, "step count", &s)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
   if (!strcmp(a.size, "test")) { a.bodies = 4096; a.steps = 4; }
   else if (!strcmp(a.size, "medium")) { a.bodies = 16384; a.steps = 20; }
   else { a.bodies = 8192; a.steps = 20; }
-  if (b > 0) a.bodies = b;
-  if (s >= 0) a.steps = s;
+  if (b > 0) a.bodies = (long)b;
+  if (s >= 0) a.steps = (long)s;
   return a;
 }
 
@@ -240,18 +231,13 @@ int main(int argc, char **argv) {
       printf("sequential %.6f s\n", t_seq);
       app_print_breakdown(stdout, name, &st);
       fflush(stdout);
-      if (a.json) {
-        FILE *f = app_json_open(prog, a.json);
-        if (f) {
-          fprintf(f,
-                  "{\"program\": \"%s\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"bodies\": %ld, "
-                  "\"steps\": %ld, \"kinetic_energy\": %.17g, \"parallel_seconds\": %.9f, "
-                  "\"sequential_seconds\": %.9f, \"node0_stats\": ",
-                  name, pass ? "true" : "false", nodes, rdsm_protocol_name(), n, a.steps, ke, t_parallel, t_seq);
-          app_json_stats(f, &st);
-          fprintf(f, "}\n");
-          fclose(f);
-        }
+      FILE *f = app_json_begin(prog, a.json, name, pass);
+      if (f) {
+        fprintf(f,
+                ", \"bodies\": %ld, \"steps\": %ld, \"kinetic_energy\": %.17g, \"parallel_seconds\": %.9f, "
+                "\"sequential_seconds\": %.9f",
+                n, a.steps, ke, t_parallel, t_seq);
+        app_json_end(f, &st);
       }
     }
     free(ref);

@@ -96,33 +96,20 @@ typedef struct oc_args {
 
 static oc_args parse_args(int argc, char **argv) {
   oc_args a = {128, 6, "test", NULL};
-  long n = -1, s = -1;
-  const char *prog = argc > 0 ? argv[0] : "ocean";
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "--size")) {
-      if (!strcmp(val, "test")) a.n = 128, a.steps = 6;
-      else if (!strcmp(val, "medium")) a.n = 1024, a.steps = 200;
-      else if (!strcmp(val, "paper")) a.n = 512, a.steps = 50;
-      else app_usage_exit(prog, kUsage, "--size: '%s' is not test, medium or paper", val);
-      a.size = val;
-    } else if (!strcmp(opt, "-n")) {
-      if (app_parse_i64(val, 2, 16384, &v)) app_usage_exit(prog, kUsage, "-n: bad grid size '%s' (2 .. 16384)", val);
-      n = (long)v;
-    } else if (!strcmp(opt, "-s")) {
-      if (app_parse_i64(val, 0, 1000000, &v)) app_usage_exit(prog, kUsage, "-s: bad step count '%s'", val);
-      s = (long)v;
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  long long n = -1, s = -1;
+  app_args args = app_args_start(argc, argv, "ocean", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &a.size)) continue;
+    if (app_arg_int(&args, "-n", 2, 16384, "grid size", &n)) continue;
+    if (app_arg_int(&args, "-s", 0, 1000000, "step count", &s)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
+  if (!strcmp(a.size, "medium")) a.n = 1024, a.steps = 200;
+  else if (!strcmp(a.size, "paper")) a.n = 512, a.steps = 50;
   if (n > 0 || s >= 0) a.size = "custom";
-  if (n > 0) a.n = n;
-  if (s >= 0) a.steps = s;
+  if (n > 0) a.n = (long)n;
+  if (s >= 0) a.steps = (long)s;
   return a;
 }
 
@@ -632,20 +619,14 @@ int main(int argc, char **argv) {
     printf("sequential %.6f s\n", t_seq);
     app_print_breakdown(stdout, "ocean node 0", &st);
     fflush(stdout);
-    if (a.json) {
-      FILE *f = app_json_open(prog, a.json);
-      if (f) {
-        fprintf(f,
-                "{\"program\": \"ocean\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
-                "\"n\": %ld, \"steps\": %ld, \"levels\": %d, \"vcycles\": %d, \"energy\": %.17g, "
-                "\"enstrophy\": %.17g, \"checksum\": %.17g, \"parallel_seconds\": %.9f, "
-                "\"sequential_seconds\": %.9f, \"node0_stats\": ",
-                pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, n, a.steps, oc.nlev, total_cycles,
-                last.energy, last.enstrophy, checksum, t_parallel, t_seq);
-        app_json_stats(f, &st);
-        fprintf(f, "}\n");
-        fclose(f);
-      }
+    FILE *f = app_json_begin(prog, a.json, "ocean", pass);
+    if (f) {
+      fprintf(f,
+              ", \"size\": \"%s\", \"n\": %ld, \"steps\": %ld, \"levels\": %d, \"vcycles\": %d, "
+              "\"energy\": %.17g, \"enstrophy\": %.17g, \"checksum\": %.17g, \"parallel_seconds\": %.9f, "
+              "\"sequential_seconds\": %.9f",
+              a.size, n, a.steps, oc.nlev, total_cycles, last.energy, last.enstrophy, checksum, t_parallel, t_seq);
+      app_json_end(f, &st);
     }
     ocean_free(&ref);
     free(rhist);

@@ -48,34 +48,23 @@ typedef struct radix_args {
 static radix_args parse_args(int argc, char **argv) {
   radix_args a = {262144, 1024, 524288, 1, 1, "test", NULL};
   long long k = -1, r = -1, mk = -1, it = -1;
-  const char *prog = argc > 0 ? argv[0] : "radix";
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    if (!strcmp(opt, "--size")) {
-      if (!strcmp(val, "test")) a.keys = 262144, a.maxkey = 524288, a.iters = 1;
-      else if (!strcmp(val, "medium")) a.keys = 12582912, a.maxkey = 1LL << 31, a.iters = 60;
-      else if (!strcmp(val, "paper")) a.keys = 2621440, a.maxkey = 524288, a.iters = 1;
-      else app_usage_exit(prog, kUsage, "--size: unknown size '%s'", val);
-      a.size = val;
-    } else if (!strcmp(opt, "-k")) {
-      if (app_parse_i64(val, 1, 1LL << 31, &k)) app_usage_exit(prog, kUsage, "-k: bad key count '%s'", val);
-    } else if (!strcmp(opt, "-r")) {
-      if (app_parse_i64(val, 2, 1LL << 20, &r) || (r & (r - 1)))
-        app_usage_exit(prog, kUsage, "-r: bad radix '%s' (a power of 2, 2 .. 1048576)", val);
-    } else if (!strcmp(opt, "-m")) {
-      if (app_parse_i64(val, 1, 1LL << 32, &mk)) app_usage_exit(prog, kUsage, "-m: bad maximum key '%s'", val);
-    } else if (!strcmp(opt, "-i")) {
-      if (app_parse_i64(val, 1, 100000, &it))
-        app_usage_exit(prog, kUsage, "-i: bad iteration count '%s' (1 .. 100000)", val);
-    } else if (!strcmp(opt, "--seed")) {
-      if (app_parse_u64(val, &a.seed)) app_usage_exit(prog, kUsage, "--seed: bad seed '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+  app_args args = app_args_start(argc, argv, "radix", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &a.size)) continue;
+    if (app_arg_int(&args, "-k", 1, 1LL << 31, "key count", &k)) continue;
+    if (app_arg_int(&args, "-r", 2, 1LL << 20, "radix", &r)) {
+      if (r & (r - 1)) app_arg_error(&args, "-r: bad radix '%s' (a power of 2, 2 .. 1048576)", args.val);
+      continue;
     }
+    if (app_arg_int(&args, "-m", 1, 1LL << 32, "maximum key", &mk)) continue;
+    if (app_arg_int(&args, "-i", 1, 100000, "iteration count", &it)) continue;
+    if (app_arg_u64(&args, "--seed", "seed", &a.seed)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
+  if (!strcmp(a.size, "test")) a.keys = 262144, a.maxkey = 524288, a.iters = 1;
+  else if (!strcmp(a.size, "medium")) a.keys = 12582912, a.maxkey = 1LL << 31, a.iters = 60;
+  else a.keys = 2621440, a.maxkey = 524288, a.iters = 1;
   if (k > 0 || r > 0 || mk > 0 || it > 0) a.size = "custom";
   if (k > 0) a.keys = k;
   if (r > 0) a.radix = r;
@@ -232,23 +221,14 @@ int main(int argc, char **argv) {
                "checksum %016llx, parallel %.6f s\n",
                n, a.maxkey, R, passes, a.iters, nodes, a.size, (unsigned long long)checksum, t_parallel);
       }
-      printf("radix parallel %.6f s\n", t_parallel);
-      printf("sequential %.6f s\n", t_seq);
-      app_print_breakdown(stdout, "radix node 0", &st);
-      fflush(stdout);
-      if (a.json) {
-        FILE *f = app_json_open(prog, a.json);
-        if (f) {
-          fprintf(f,
-                  "{\"program\": \"radix\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
-                  "\"keys\": %zu, \"radix\": %lld, \"maxkey\": %lld, \"passes\": %d, \"iterations\": %lld, "
-                  "\"seed\": %llu, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node0_stats\": ",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, n, R, a.maxkey, passes, a.iters,
-                  (unsigned long long)a.seed, t_parallel, t_seq);
-          app_json_stats(f, &st);
-          fprintf(f, "}\n");
-          fclose(f);
-        }
+      app_print_times("radix", t_parallel, t_seq, &st);
+      FILE *f = app_json_begin(prog, a.json, "radix", pass);
+      if (f) {
+        fprintf(f,
+                ", \"size\": \"%s\", \"keys\": %zu, \"radix\": %lld, \"maxkey\": %lld, \"passes\": %d, "
+                "\"iterations\": %lld, \"seed\": %llu, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f",
+                a.size, n, R, a.maxkey, passes, a.iters, (unsigned long long)a.seed, t_parallel, t_seq);
+        app_json_end(f, &st);
       }
     }
     free(ref);

@@ -30,28 +30,20 @@ typedef struct sor_args {
 
 static sor_args parse_args(int argc, char **argv) {
   sor_args a = {1024, 1024, 20, 1.25, NULL};
-  const char *prog = argc > 0 ? argv[0] : "sor";
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "-m") || !strcmp(opt, "-n")) {
-      if (app_parse_i64(val, 1, 1L << 20, &v)) app_usage_exit(prog, kUsage, "%s: bad size '%s' (1 .. 1048576)", opt, val);
-      if (opt[1] == 'm') a.m = (long)v; else a.n = (long)v;
-    } else if (!strcmp(opt, "-i")) {
-      if (app_parse_i64(val, 0, 1000000, &v)) app_usage_exit(prog, kUsage, "-i: bad iteration count '%s'", val);
-      a.iters = (long)v;
-    } else if (!strcmp(opt, "--omega")) {
-      char *end = NULL;
-      double w = strtod(val, &end);
-      if (*end != '\0' || !(w > 0.0 && w < 2.0)) app_usage_exit(prog, kUsage, "--omega: '%s' is not in (0, 2)", val);
-      a.omega = w;
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  long long m = a.m, n = a.n, iters = a.iters;
+  app_args args = app_args_start(argc, argv, "sor", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_int(&args, "-m", 1, 1L << 20, "row count", &m)) continue;
+    if (app_arg_int(&args, "-n", 1, 1L << 20, "column count", &n)) continue;
+    if (app_arg_int(&args, "-i", 0, 1000000, "iteration count", &iters)) continue;
+    if (app_arg_double(&args, "--omega", 0.0, 2.0, APP_OPEN, &a.omega)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
+  const char *prog = args.prog;
+  a.m = (long)m;
+  a.n = (long)n;
+  a.iters = (long)iters;
   /* The grid must fit in memory on every node (and in node 0's private copy). */
   if ((double)(a.m + 2) * (double)(a.n + 2) * sizeof(double) > (double)(1ull << 34))
     app_usage_exit(prog, kUsage, "grid of %ld x %ld is too large", a.m, a.n);
@@ -155,19 +147,13 @@ int main(int argc, char **argv) {
       }
       app_print_breakdown(stdout, "sor node 0", &st);
       fflush(stdout);
-      if (a.json) {
-        FILE *f = app_json_open(prog, a.json);
-        if (f) {
-          fprintf(f,
-                  "{\"program\": \"sor\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"m\": %ld, "
-                  "\"n\": %ld, \"iterations\": %ld, \"omega\": %.17g, \"checksum\": %.17g, "
-                  "\"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node0_stats\": ",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), a.m, a.n, a.iters, a.omega, checksum,
-                  t_parallel, t_seq);
-          app_json_stats(f, &st);
-          fprintf(f, "}\n");
-          fclose(f);
-        }
+      FILE *f = app_json_begin(prog, a.json, "sor", pass);
+      if (f) {
+        fprintf(f,
+                ", \"m\": %ld, \"n\": %ld, \"iterations\": %ld, \"omega\": %.17g, \"checksum\": %.17g, "
+                "\"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f",
+                a.m, a.n, a.iters, a.omega, checksum, t_parallel, t_seq);
+        app_json_end(f, &st);
       }
       free(ref);
     }

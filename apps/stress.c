@@ -423,23 +423,21 @@ int main(int argc, char **argv) {
   int have_seed = 0, have_seeds = 0;
   long long rounds = 20;
   const char *json = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    if (!strcmp(opt, "--seed")) {
-      if (app_parse_u64(val, &seed)) app_usage_exit(prog, kUsage, "--seed: '%s' is not an unsigned integer", val);
+  app_args args = app_args_start(argc, argv, "stress", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_u64(&args, "--seed", "seed", &seed)) {
       have_seed = 1;
-    } else if (!strcmp(opt, "--seeds")) {
-      if (parse_seed_range(val, &first_seed, &seed_count))
-        app_usage_exit(prog, kUsage, "--seeds: '%s' is not FIRST:COUNT (unsigned FIRST, COUNT >= 1)", val);
-      have_seeds = 1;
-    } else if (!strcmp(opt, "--rounds")) {
-      if (app_parse_i64(val, 0, 1000000, &rounds)) app_usage_exit(prog, kUsage, "--rounds: bad count '%s'", val);
-    } else if (!strcmp(opt, "--json")) {
-      json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+      continue;
     }
+    if (!strcmp(args.opt, "--seeds")) {
+      if (parse_seed_range(args.val, &first_seed, &seed_count))
+        app_arg_error(&args, "--seeds: '%s' is not FIRST:COUNT (unsigned FIRST, COUNT >= 1)", args.val);
+      have_seeds = 1;
+      continue;
+    }
+    if (app_arg_int(&args, "--rounds", 0, 1000000, "round count", &rounds)) continue;
+    if (app_arg_string(&args, "--json", &json)) continue;
+    app_arg_unknown(&args);
   }
   if (have_seed && have_seeds) app_usage_exit(prog, kUsage, "--seed and --seeds are mutually exclusive");
   if (!have_seed && !have_seeds) app_usage_exit(prog, kUsage, "--seed or --seeds is required");
@@ -508,29 +506,22 @@ int main(int argc, char **argv) {
              (unsigned long long)seed, rounds, kinds[0], kinds[1], kinds[2], c.nodes, elapsed);
     }
     fflush(stdout);
-    if (json) {
-      FILE *f = app_json_open(prog, json);
-      if (f) {
-        if (have_seeds) {
-          /* round counts and mismatches are summed over the seeds run */
-          fprintf(f,
-                  "{\"program\": \"stress\", \"pass\": %s, \"seeds_first\": %llu, \"seeds_count\": %llu, "
-                  "\"seeds_run\": %llu, \"failed_seed\": ",
-                  pass ? "true" : "false", (unsigned long long)first_seed, (unsigned long long)seed_count,
-                  (unsigned long long)done);
-          if (pass) fprintf(f, "null");
-          else fprintf(f, "%llu", (unsigned long long)c.seed);
-        } else {
-          fprintf(f, "{\"program\": \"stress\", \"pass\": %s, \"seed\": %llu", pass ? "true" : "false",
-                  (unsigned long long)seed);
-        }
-        fprintf(f,
-                ", \"rounds\": %lld, \"nodes\": %d, \"protocol\": \"%s\", \"rounds_writes\": %d, "
-                "\"rounds_counters\": %d, \"rounds_chains\": %d, \"mismatches\": %llu, \"seconds\": %.9f}\n",
-                rounds, c.nodes, rdsm_protocol_name(), kinds[0], kinds[1], kinds[2], (unsigned long long)total,
-                elapsed);
-        fclose(f);
+    FILE *f = app_json_begin(prog, json, "stress", pass);
+    if (f) {
+      if (have_seeds) {
+        /* round counts and mismatches are summed over the seeds run */
+        fprintf(f, ", \"seeds_first\": %llu, \"seeds_count\": %llu, \"seeds_run\": %llu, \"failed_seed\": ",
+                (unsigned long long)first_seed, (unsigned long long)seed_count, (unsigned long long)done);
+        if (pass) fprintf(f, "null");
+        else fprintf(f, "%llu", (unsigned long long)c.seed);
+      } else {
+        fprintf(f, ", \"seed\": %llu", (unsigned long long)seed);
       }
+      fprintf(f,
+              ", \"rounds\": %lld, \"rounds_writes\": %d, \"rounds_counters\": %d, \"rounds_chains\": %d, "
+              "\"mismatches\": %llu, \"seconds\": %.9f",
+              rounds, kinds[0], kinds[1], kinds[2], (unsigned long long)total, elapsed);
+      app_json_end(f, NULL);
     }
   }
   int status = app_verdict_publish(verdict, pass);

@@ -71,38 +71,33 @@ typedef struct tsp_args {
 
 static tsp_args parse_args(int argc, char **argv) {
   tsp_args a = {16, 4, 1, 1, "test", NULL};
-  const char *prog = argc > 0 ? argv[0] : "tsp";
   uint64_t size_seed = 1;
   int seed_given = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "--size")) {
-      if (!strcmp(val, "test")) a.cities = 16, size_seed = 1;
-      else if (!strcmp(val, "medium")) a.cities = 20, size_seed = 4;
-      else if (!strcmp(val, "paper")) a.cities = 20, size_seed = 1;
-      else app_usage_exit(prog, kUsage, "--size: unknown size '%s'", val);
-      a.size = val;
-    } else if (!strcmp(opt, "-c")) {
-      if (app_parse_i64(val, 3, MAX_CITIES, &v)) app_usage_exit(prog, kUsage, "-c: bad city count '%s' (3 .. 32)", val);
-      a.cities = v;
-      a.size = "custom";
-    } else if (!strcmp(opt, "--depth")) {
-      if (app_parse_i64(val, 1, MAX_CITIES, &v)) app_usage_exit(prog, kUsage, "--depth: bad depth '%s' (1 .. 32)", val);
-      a.depth = v;
-    } else if (!strcmp(opt, "--bound")) {
-      if (!strcmp(val, "mst")) a.bound = 0;
-      else if (!strcmp(val, "edge")) a.bound = 1;
-      else app_usage_exit(prog, kUsage, "--bound: '%s' is not mst or edge", val);
-    } else if (!strcmp(opt, "--seed")) {
-      if (app_parse_u64(val, &a.seed)) app_usage_exit(prog, kUsage, "--seed: bad seed '%s'", val);
-      seed_given = 1;
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
+  app_args args = app_args_start(argc, argv, "tsp", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &a.size)) {
+      if (!strcmp(a.size, "test")) a.cities = 16, size_seed = 1;
+      else if (!strcmp(a.size, "medium")) a.cities = 20, size_seed = 4;
+      else a.cities = 20, size_seed = 1;
+      continue;
     }
+    if (app_arg_int(&args, "-c", 3, MAX_CITIES, "city count", &a.cities)) {
+      a.size = "custom";
+      continue;
+    }
+    if (app_arg_int(&args, "--depth", 1, MAX_CITIES, "depth", &a.depth)) continue;
+    if (!strcmp(args.opt, "--bound")) {
+      if (!strcmp(args.val, "mst")) a.bound = 0;
+      else if (!strcmp(args.val, "edge")) a.bound = 1;
+      else app_arg_error(&args, "--bound: '%s' is not mst or edge", args.val);
+      continue;
+    }
+    if (app_arg_u64(&args, "--seed", "seed", &a.seed)) {
+      seed_given = 1;
+      continue;
+    }
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
   if (!seed_given) a.seed = size_seed;
   if (a.depth > a.cities) a.depth = a.cities;
@@ -438,20 +433,14 @@ int main(int argc, char **argv) {
     printf("sequential %.6f s\n", t_seq);
     app_print_breakdown(stdout, "tsp node 0", &st);
     fflush(stdout);
-    if (a.json) {
-      FILE *f = app_json_open(prog, a.json);
-      if (f) {
-        fprintf(f,
-                "{\"program\": \"tsp\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"size\": \"%s\", "
-                "\"cities\": %d, \"seed\": %" PRIu64 ", \"depth\": %lld, \"bound\": \"%s\", \"optimal_length\": %d, "
-                "\"sequential_length\": %d, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, "
-                "\"node0_stats\": ",
-                pass ? "true" : "false", nodes, rdsm_protocol_name(), a.size, nc, a.seed, a.depth, a.bound ? "edge" : "mst", len, seq.best_len,
-                t_parallel, t_seq);
-        app_json_stats(f, &st);
-        fprintf(f, "}\n");
-        fclose(f);
-      }
+    FILE *f = app_json_begin(prog, a.json, "tsp", pass);
+    if (f) {
+      fprintf(f,
+              ", \"size\": \"%s\", \"cities\": %d, \"seed\": %" PRIu64 ", \"depth\": %lld, \"bound\": \"%s\", "
+              "\"optimal_length\": %d, \"sequential_length\": %d, \"parallel_seconds\": %.9f, "
+              "\"sequential_seconds\": %.9f",
+              a.size, nc, a.seed, a.depth, a.bound ? "edge" : "mst", len, seq.best_len, t_parallel, t_seq);
+      app_json_end(f, &st);
     }
   }
   (void)taken;

@@ -60,39 +60,23 @@ static const double kCutoff = 2.5;
 
 static water_args parse_args(int argc, char **argv) {
   water_args a = {512, 3, 1, 1e-9, "test", NULL};
-  long m = -1, s = -1;
-  const char *prog = argc > 0 ? argv[0] : "water";
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    const char *val = app_option_value(argc, argv, &i, prog, kUsage);
-    long long v = 0;
-    if (!strcmp(opt, "--size")) {
-      a.size = app_size_name(prog, kUsage, val);
-    } else if (!strcmp(opt, "-m")) {
-      if (app_parse_i64(val, 8, 1L << 20, &v)) app_usage_exit(prog, kUsage, "-m: bad molecule count '%s' (8 .. 1048576)", val);
-      m = (long)v;
-    } else if (!strcmp(opt, "-s")) {
-      if (app_parse_i64(val, 0, 1000000, &v)) app_usage_exit(prog, kUsage, "-s: bad step count '%s'", val);
-      s = (long)v;
-    } else if (!strcmp(opt, "--group")) {
-      if (app_parse_i64(val, 1, 1L << 20, &v)) app_usage_exit(prog, kUsage, "--group: bad group size '%s'", val);
-      a.group = (long)v;
-    } else if (!strcmp(opt, "--tol")) {
-      char *end = NULL;
-      double t = strtod(val, &end);
-      if (*end != '\0' || !(t >= 0.0 && t < 1.0)) app_usage_exit(prog, kUsage, "--tol: '%s' is not in [0, 1)", val);
-      a.tol = t;
-    } else if (!strcmp(opt, "--json")) {
-      a.json = val;
-    } else {
-      app_usage_exit(prog, kUsage, "unknown option %s", opt);
-    }
+  long long m = -1, s = -1, g = -1;
+  app_args args = app_args_start(argc, argv, "water", kUsage);
+  while (app_args_next(&args)) {
+    if (app_arg_size(&args, &a.size)) continue;
+    if (app_arg_int(&args, "-m", 8, 1L << 20, "molecule count", &m)) continue;
+    if (app_arg_int(&args, "-s", 0, 1000000, "step count", &s)) continue;
+    if (app_arg_int(&args, "--group", 1, 1L << 20, "group size", &g)) continue;
+    if (app_arg_double(&args, "--tol", 0.0, 1.0, APP_OPEN_MAX, &a.tol)) continue;
+    if (app_arg_string(&args, "--json", &a.json)) continue;
+    app_arg_unknown(&args);
   }
   if (!strcmp(a.size, "test")) { a.mols = 512; a.steps = 3; }
   else if (!strcmp(a.size, "medium")) { a.mols = 16384; a.steps = 19; }
   else { a.mols = 4096; a.steps = 3; }
-  if (m > 0) a.mols = m;
-  if (s >= 0) a.steps = s;
+  if (m > 0) a.mols = (long)m;
+  if (s >= 0) a.steps = (long)s;
+  if (g > 0) a.group = (long)g;
   return a;
 }
 
@@ -366,20 +350,13 @@ int main(int argc, char **argv) {
       printf("sequential %.6f s\n", t_seq);
       app_print_breakdown(stdout, "water node 0", &st);
       fflush(stdout);
-      if (a.json) {
-        FILE *f = app_json_open(prog, a.json);
-        if (f) {
-          fprintf(f,
-                  "{\"program\": \"water\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\", \"molecules\": %ld, "
-                  "\"steps\": %ld, \"group\": %ld, \"energy\": %.17g, \"energy_start\": %.17g, "
-                  "\"worst_relative_error\": %.6g, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, "
-                  "\"node0_stats\": ",
-                  pass ? "true" : "false", nodes, rdsm_protocol_name(), m, a.steps, a.group, e_par, e_start, worst,
-                  t_parallel, t_seq);
-          app_json_stats(f, &st);
-          fprintf(f, "}\n");
-          fclose(f);
-        }
+      FILE *f = app_json_begin(prog, a.json, "water", pass);
+      if (f) {
+        fprintf(f,
+                ", \"molecules\": %ld, \"steps\": %ld, \"group\": %ld, \"energy\": %.17g, \"energy_start\": %.17g, "
+                "\"worst_relative_error\": %.6g, \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f",
+                m, a.steps, a.group, e_par, e_start, worst, t_parallel, t_seq);
+        app_json_end(f, &st);
       }
       free(ref);
     }

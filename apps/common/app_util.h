@@ -80,6 +80,122 @@ static inline int app_parse_u64(const char *s, uint64_t *out) {
   return 0;
 }
 
+/* ---- option loop -------------------------------------------------------- */
+
+/* Every program's option loop reads as the list of the options it knows:
+ *
+ *   app_args args = app_args_start(argc, argv, "barnes", kUsage);
+ *   while (app_args_next(&args)) {
+ *     if (app_arg_size(&args, &a.size)) continue;
+ *     if (app_arg_int(&args, "-b", 2, 1L << 22, "body count", &bodies)) continue;
+ *     if (app_arg_double(&args, "--theta", 0.0, 1.0, APP_OPEN_MIN, &a.theta)) continue;
+ *     if (app_arg_string(&args, "--json", &a.json)) continue;
+ *     app_arg_unknown(&args);
+ *   }
+ *
+ * Every option takes a value, except those named in `flags` (set before
+ * the loop, e.g. args.flags = "--release"; read with app_arg_flag);
+ * -h/--help prints the usage and ends the job normally; a bad value is a
+ * usage error that names the option, the value and what was expected. */
+typedef struct app_args {
+  int argc, i;
+  char **argv;
+  const char *prog, *usage;
+  const char *flags;     /* options without a value, separated by spaces */
+  const char *opt, *val; /* the option being read and its value (NULL for a flag) */
+} app_args;
+
+static inline app_args app_args_start(int argc, char **argv, const char *name, const char *usage) {
+  app_args a = {argc, 0, argv, argc > 0 ? argv[0] : name, usage, NULL, NULL, NULL};
+  return a;
+}
+
+/* Whether `opt` is one of the space-separated words of `flags`. */
+static inline int app_args_is_flag(const char *flags, const char *opt) {
+  size_t n = strlen(opt);
+  for (const char *w = flags; w && *w;) {
+    while (*w == ' ') ++w;
+    size_t len = strcspn(w, " ");
+    if (len && len == n && !strncmp(w, opt, n)) return 1;
+    w += len;
+  }
+  return 0;
+}
+
+/* Moves to the next option and its value; 0 when there are no more. */
+static inline int app_args_next(app_args *a) {
+  if (++a->i >= a->argc) return 0;
+  a->opt = a->argv[a->i];
+  a->val = app_args_is_flag(a->flags, a->opt) ? NULL : app_option_value(a->argc, a->argv, &a->i, a->prog, a->usage);
+  return 1;
+}
+
+/* If the option is the flag `name`: *out = 1, and 1. */
+static inline int app_arg_flag(app_args *a, const char *name, int *out) {
+  if (strcmp(a->opt, name)) return 0;
+  *out = 1;
+  return 1;
+}
+
+/* If the option is `name`: its value as a whole number in [min, max] into
+ * *out, and 1.  `what` names the quantity in the error message. */
+static inline int app_arg_int(app_args *a, const char *name, long long min, long long max, const char *what,
+                              long long *out) {
+  if (strcmp(a->opt, name)) return 0;
+  if (app_parse_i64(a->val, min, max, out))
+    app_usage_exit(a->prog, a->usage, "%s: bad %s '%s' (%lld .. %lld)", name, what, a->val, min, max);
+  return 1;
+}
+
+/* The same for an unsigned 64-bit value (seeds). */
+static inline int app_arg_u64(app_args *a, const char *name, const char *what, uint64_t *out) {
+  if (strcmp(a->opt, name)) return 0;
+  if (app_parse_u64(a->val, out))
+    app_usage_exit(a->prog, a->usage, "%s: bad %s '%s' (an unsigned integer)", name, what, a->val);
+  return 1;
+}
+
+/* Which ends of a real interval are open. */
+enum { APP_CLOSED = 0, APP_OPEN_MIN = 1, APP_OPEN_MAX = 2, APP_OPEN = 3 };
+
+/* If the option is `name`: its value as a real number in the interval from
+ * min to max (ends open as `open` says) into *out, and 1. */
+static inline int app_arg_double(app_args *a, const char *name, double min, double max, int open, double *out) {
+  if (strcmp(a->opt, name)) return 0;
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(a->val, &end);
+  int above = (open & APP_OPEN_MIN) ? v > min : v >= min;
+  int below = (open & APP_OPEN_MAX) ? v < max : v <= max;
+  if (!*a->val || errno || *end != '\0' || !above || !below)
+    app_usage_exit(a->prog, a->usage, "%s: '%s' is not in %c%g, %g%c", name, a->val, (open & APP_OPEN_MIN) ? '(' : '[',
+                   min, max, (open & APP_OPEN_MAX) ? ')' : ']');
+  *out = v;
+  return 1;
+}
+
+/* If the option is `name`: its value as it is into *out, and 1. */
+static inline int app_arg_string(app_args *a, const char *name, const char **out) {
+  if (strcmp(a->opt, name)) return 0;
+  *out = a->val;
+  return 1;
+}
+
+/* --size test|medium|paper into *out, and 1. */
+static inline int app_arg_size(app_args *a, const char **out) {
+  if (strcmp(a->opt, "--size")) return 0;
+  *out = app_size_name(a->prog, a->usage, a->val);
+  return 1;
+}
+
+/* The option is none of the program's: a usage error. */
+static inline void app_arg_unknown(const app_args *a) {
+  app_usage_exit(a->prog, a->usage, "unknown option %s", a->opt);
+}
+
+/* A usage error about the option being read (for checks of its own). */
+#define app_arg_error(a, ...) app_usage_exit((a)->prog, (a)->usage, __VA_ARGS__)
+
 /* ---- verdict ------------------------------------------------------------ */
 
 /* One slot per node plus the verdict, in shared memory.  Each node reports
@@ -149,6 +265,48 @@ static inline FILE *app_json_open(const char *prog, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
   return f;
+}
+
+/* A program's JSON result, one object per file (node 0 only):
+ *
+ *   FILE *f = app_json_begin(prog, a.json, "lu", pass);
+ *   if (f) {
+ *     fprintf(f, ", \"n\": %ld, \"parallel_seconds\": %.9f", n, t);
+ *     app_json_end(f, &st);
+ *   }
+ *
+ * app_json_begin writes the fields every program has (program, pass, nodes,
+ * protocol); the program adds its own, each starting with ", ";
+ * app_json_end adds node 0's statistics and closes the file.  NULL path:
+ * no JSON wanted, NULL returned. */
+static inline FILE *app_json_begin(const char *prog, const char *path, const char *program, int pass) {
+  if (!path) return NULL;
+  FILE *f = app_json_open(prog, path);
+  if (f)
+    fprintf(f, "{\"program\": \"%s\", \"pass\": %s, \"nodes\": %d, \"protocol\": \"%s\"", program,
+            pass ? "true" : "false", rdsm_nodes(), rdsm_protocol_name());
+  return f;
+}
+
+static inline void app_json_end(FILE *f, const rdsm_stats *node0) {
+  if (node0) {
+    fprintf(f, ", \"node0_stats\": ");
+    app_json_stats(f, node0);
+  }
+  fprintf(f, "}\n");
+  fclose(f);
+}
+
+/* The lines `rdsm bench` reads from every application (PROGRAM parallel,
+ * sequential) and node 0's time breakdown. */
+static inline void app_print_times(const char *program, double t_parallel, double t_sequential,
+                                   const rdsm_stats *node0) {
+  printf("%s parallel %.6f s\n", program, t_parallel);
+  printf("sequential %.6f s\n", t_sequential);
+  char label[96];
+  snprintf(label, sizeof label, "%s node 0", program);
+  app_print_breakdown(stdout, label, node0);
+  fflush(stdout);
 }
 
 /* ---- misc --------------------------------------------------------------- */
