@@ -26,6 +26,13 @@ add_test(NAME splash.every_macro.launcher.p4
 set_tests_properties(splash.every_macro.p1 splash.every_macro.poll.p4 splash.every_macro.launcher.p4
                      PROPERTIES LABELS "mp;splash" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS every_macro"
                      FAIL_REGULAR_EXPRESSION "FAIL")
+# The launcher's summary shows the forked workers of both rounds (the
+# master's node block carries their statistics).
+add_test(NAME splash.every_macro.launcher_summary.p4
+         COMMAND $<TARGET_FILE:rdsm> run -n 1 --protocol ardmar $<TARGET_FILE:splash_every_macro> -p 4)
+set_tests_properties(splash.every_macro.launcher_summary.p4 PROPERTIES LABELS "mp;splash" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "PASS every_macro.*fork-join program: 2 jobs, up to 3 forked workers.*\nw1 +[0-9.]+ .*\nw2 +[0-9.]+ .*\nw3 +[0-9.]+ .*\nw3 +[1-9][0-9]* "
+                     FAIL_REGULAR_EXPRESSION "FAIL")
 
 # Failures end the program promptly, named, with nothing left running.
 foreach(mode crash exit huge barrier ok leave)

@@ -21,6 +21,7 @@
 #include "api/runtime.hpp"
 #include "bootstrap/node_file.hpp"
 #include "common/error.hpp"
+#include "stats/stats.hpp"
 
 namespace rdsm::fj {
 
@@ -171,6 +172,11 @@ void stop_watcher() {
   runtime_build(job_options(nodes, rank, files));
   fn();
   runtime_leave(true);  // the job's final barrier: this worker's last release
+  // The master passes these on to a launcher (record_worker_stats).
+  NodeBlock *block = map_node_block(files[rank]);
+  block->stats = stats().snapshot();
+  block->state.store(kNodeFinalized, std::memory_order_release);
+  unmap_node_block(block);
   g.left[rank].store(1);
   fflush(nullptr);
   _exit(0);
@@ -210,6 +216,23 @@ void form(const char *call) {
       true);
 }
 
+static_assert(kMaxForkJoinNodes <= kMaxForkedRanks, "the master's node block holds every worker's statistics");
+
+// Adds the workers' statistics of the job that just ended to the master's
+// node block, where a launcher finds them (summed per rank over the jobs).
+void record_worker_stats(int nodes) {
+  if (!g.base.launched) return;
+  NodeBlock *master = map_node_block(g.file0);
+  master->forked_ranks = std::max(master->forked_ranks, (uint32_t)nodes);
+  master->forked_jobs++;
+  for (const Worker &w : g.workers) {
+    NodeBlock *b = map_node_block(g.worker_files[w.rank - 1]);
+    if (b->state.load(std::memory_order_acquire) == kNodeFinalized) stats_accumulate(master->forked[w.rank], b->stats);
+    unmap_node_block(b);
+  }
+  unmap_node_block(master);
+}
+
 void back_to_one_node(const char *call) {
   KeptRange kept{};
   runtime_leave(false, [&](Runtime &job) {
@@ -224,6 +247,7 @@ void back_to_one_node(const char *call) {
     if (!why.empty()) end_program(why, si.si_code, si.si_status);
     close(w.pidfd);
   }
+  record_worker_stats((int)g.workers.size() + 1);
   g.workers.clear();
   for (int fd : g.worker_files) close(fd);
   g.worker_files.clear();

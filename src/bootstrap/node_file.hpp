@@ -31,6 +31,11 @@ enum NodeState : uint32_t {
   kNodeFinalized = 2,    // rdsm_finalize done, statistics below are valid
 };
 
+// A fork-join (SPLASH) program runs as one launched node that forks its
+// workers into jobs of its own; their statistics reach the launcher through
+// the master's block, summed per rank over every job.
+constexpr int kMaxForkedRanks = 64;
+
 struct NodeBlock {
   uint64_t magic;
   std::atomic<uint32_t> state;
@@ -38,6 +43,10 @@ struct NodeBlock {
   char protocol[32];
   char handler[16];
   rdsm_stats stats;  // valid once state == kNodeFinalized
+  // Fork-join master only: ranks 1 .. forked_ranks-1 are its workers.
+  uint32_t forked_ranks;
+  uint32_t forked_jobs;
+  rdsm_stats forked[kMaxForkedRanks];
 };
 static_assert(sizeof(NodeBlock) <= kNodeBlockBytes);
 

@@ -1,5 +1,6 @@
 #include "launcher/job.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -251,12 +252,25 @@ void Job::end_all_nodes() {
 }
 
 void Job::collect_stats() {
+  std::vector<NodeRecord> forked;
   for (size_t i = 0; i < blocks_.size(); ++i) {
     NodeRecord &node = result_.nodes[i];
-    if (blocks_[i]->state.load(std::memory_order_acquire) != kNodeFinalized) continue;
+    const NodeBlock &b = *blocks_[i];
+    if (b.state.load(std::memory_order_acquire) != kNodeFinalized) continue;
     node.has_stats = true;
-    node.stats = blocks_[i]->stats;
+    node.stats = b.stats;
+    // A fork-join master: its workers, summed per rank over its jobs.
+    uint32_t ranks = std::min<uint32_t>(b.forked_ranks, kMaxForkedRanks);
+    for (uint32_t r = 1; r < ranks; ++r) {
+      NodeRecord w;
+      w.rank = (int)r;
+      w.forked = w.has_stats = w.ended = true;
+      w.stats = b.forked[r];
+      forked.push_back(w);
+    }
+    result_.forked_jobs += (int)b.forked_jobs;
   }
+  result_.nodes.insert(result_.nodes.end(), forked.begin(), forked.end());
 }
 
 void Job::release_files() {

@@ -20,6 +20,10 @@ struct NodeRecord {
   int wait_status = 0;  // from waitpid, once ended
   bool has_stats = false;  // the node reached rdsm_finalize
   rdsm_stats stats{};
+  // A worker forked by a fork-join (SPLASH) program rather than started by
+  // the launcher: no pid of its own here; its statistics are summed over
+  // every job it took part in.
+  bool forked = false;
 };
 
 struct JobResult {
@@ -27,7 +31,8 @@ struct JobResult {
   int exit_status = 0;  // the launcher's exit status
   std::string error;    // what went wrong, one line without the "rdsm: " prefix; empty on success
   double wall_seconds = 0;
-  std::vector<NodeRecord> nodes;
+  std::vector<NodeRecord> nodes;  // the launched nodes, then any forked workers
+  int forked_jobs = 0;            // how many jobs the fork-join program formed
 };
 
 // Runs the job to its end.  Messages about failures are printed to stderr

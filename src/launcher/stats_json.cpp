@@ -79,7 +79,8 @@ std::string node_json(const NodeRecord &n) {
   const rdsm_stats &s = n.stats;
   const std::pair<const char *, std::string> fields[] = {
       {"rank", std::to_string(n.rank)},
-      {"pid", std::to_string(n.pid)},
+      {"pid", n.forked ? "null" : std::to_string(n.pid)},
+      {"forked", n.forked ? "true" : "false"},
       {"total", num(s.total)},
       {"compute", num(s.compute)},
       {"data_wait", num(s.data_wait)},
@@ -133,6 +134,7 @@ std::string stats_json(const RunConfig &cfg, const JobResult &result) {
   member("region_size", num((uint64_t)cfg.region_bytes));
   member("locks", std::to_string(cfg.locks));
   member("nodes", std::to_string(cfg.nodes));
+  member("forked_jobs", std::to_string(result.forked_jobs));
   member("wall_seconds", num(result.wall_seconds));
   member("exit_status", std::to_string(result.exit_status));
   if (!result.error.empty()) member("error", str(result.error));

@@ -73,6 +73,11 @@ std::vector<std::string> time_cells(const std::string &label, const std::vector<
 void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   fprintf(out, "rdsm: protocol %s, handler %s, %d node%s, fabric %s, wall time %.3f s\n", (cfg.protocol + (cfg.axes.empty() ? "" : "+" + cfg.axes)).c_str(),
           cfg.handler.c_str(), cfg.nodes, cfg.nodes == 1 ? "" : "s", cfg.fabric.c_str(), result.wall_seconds);
+  size_t forked = 0;
+  for (const auto &n : result.nodes) forked += n.forked;
+  if (forked)
+    fprintf(out, "rdsm: fork-join program: %d job%s, up to %zu forked worker%s (rows w1..w%zu, each summed over its jobs)\n",
+            result.forked_jobs, result.forked_jobs == 1 ? "" : "s", forked, forked == 1 ? "" : "s", forked);
 
   size_t with_stats = 0;
   for (const auto &n : result.nodes) with_stats += n.has_stats;
@@ -86,7 +91,7 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
                 "msg KiB", "one-sided"});
   std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0);
   for (const auto &n : result.nodes) {
-    std::string label = std::to_string(n.rank);
+    std::string label = (n.forked ? "w" : "") + std::to_string(n.rank);
     if (!n.has_stats) {
       times.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
       counts.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});

@@ -256,6 +256,11 @@ void Hlrc::close_interval() {
   // Home pages written without noticing that have been copied since: from
   // now on they are tracked, and this interval names them as written, since
   // the home may have written them after the copy was taken.
+  // The fence orders the application's plain stores to those pages before
+  // the loads of the copy counters (a store-buffer pattern against the
+  // fetcher's increment-then-read): either the home sees the copy, or the
+  // copy sees the stores.
+  if (untracked_count_) std::atomic_thread_fence(std::memory_order_seq_cst);
   for (size_t i = 0; i < untracked_count_;) {
     uint32_t p = untracked_list_[i];
     if (copied_at_home(p)) {

@@ -52,4 +52,17 @@ rdsm_stats Stats::snapshot() const {
   return s;
 }
 
+void stats_accumulate(rdsm_stats &into, const rdsm_stats &s) {
+  for (double rdsm_stats::*f : {&rdsm_stats::total, &rdsm_stats::compute, &rdsm_stats::data_wait,
+                                &rdsm_stats::lock_wait, &rdsm_stats::barrier_wait, &rdsm_stats::barrier_protocol,
+                                &rdsm_stats::handler, &rdsm_stats::handler_page, &rdsm_stats::handler_diff,
+                                &rdsm_stats::handler_sync})
+    into.*f += s.*f;
+  for (uint64_t rdsm_stats::*f :
+       {&rdsm_stats::read_faults, &rdsm_stats::write_faults, &rdsm_stats::pages_fetched, &rdsm_stats::twins,
+        &rdsm_stats::diffs, &rdsm_stats::diff_bytes, &rdsm_stats::messages_sent, &rdsm_stats::message_bytes,
+        &rdsm_stats::one_sided_ops, &rdsm_stats::invalidations, &rdsm_stats::lock_acquires, &rdsm_stats::barriers})
+    into.*f += s.*f;
+}
+
 }  // namespace rdsm

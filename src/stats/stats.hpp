@@ -38,6 +38,9 @@ struct Stats {
 
 Stats &stats();
 
+// into += s, field by field (statistics of several runs of one node).
+void stats_accumulate(rdsm_stats &into, const rdsm_stats &s);
+
 inline void add(Stats::Counter &c, uint64_t v = 1) { c.fetch_add(v, std::memory_order_relaxed); }
 
 // Adds the time from construction to destruction to one counter.
