@@ -319,9 +319,7 @@ int main(int argc, char **argv) {
              "(tolerance %.0e); last checksum (%.12g, %.12g)\n",
              pass ? "PASS" : "FAIL", n, a.iters, nodes, rdsm_protocol_name(), t_par, t_seq, t_ref, err_spec, dft_err,
              err_final, err_sum, tol, psr, psi);
-      printf("parallel %.6f s\nsequential %.6f s\n", t_par, t_seq);
-      app_print_breakdown(stdout, "fft3d node 0", &st);
-      fflush(stdout);
+      app_print_times("fft3d", t_par, t_seq, &st);
       FILE *f = app_json_begin(prog, a.json, "fft3d", pass);
       if (f) {
         fprintf(f,

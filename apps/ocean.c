@@ -615,10 +615,7 @@ int main(int argc, char **argv) {
              n + 2, n + 2, a.steps, oc.nlev, total_cycles, nodes, rdsm_protocol_name(), a.size, last.energy,
              last.enstrophy, checksum, last.rel_bt, last.rel_bc);
     }
-    printf("parallel %.6f s\n", t_parallel);
-    printf("sequential %.6f s\n", t_seq);
-    app_print_breakdown(stdout, "ocean node 0", &st);
-    fflush(stdout);
+    app_print_times("ocean", t_parallel, t_seq, &st);
     FILE *f = app_json_begin(prog, a.json, "ocean", pass);
     if (f) {
       fprintf(f,
