@@ -14,7 +14,13 @@
  *  (c) producer/consumer chains: a block handed from node to node through
  *      mailboxes guarded by locks; each consumer checks the block and a log
  *      written by every earlier hop of its chain (visibility must be
- *      transitive along the chain of locks).
+ *      transitive along the chain of locks);
+ *  (d) ownership phases: barrier-separated phases in which each page is
+ *      written by one node for a few phases running (homes may migrate to
+ *      it), then by another, or by every node; inside a phase a node reads
+ *      a page under a lock right after its writer released it (a copy taken
+ *      mid-epoch, which a home migration must not leave stale); everyone
+ *      checks every page after each phase.
  * Every round ends with a barrier so that the next round's writes cannot
  * race with this round's checks.
  *
@@ -48,11 +54,14 @@ enum {
   MAX_CHAINS = 3,     /* round (c) */
   MAX_HOPS = 8,
   MAX_BLOCK = 3000,   /* bytes handed over per hop, at most */
-  MAX_REPORTS = 10    /* mismatch lines printed per node */
+  MAX_REPORTS = 10,   /* mismatch lines printed per node */
+  OWN_PAGES = 24,     /* round (d) */
+  OWN_PHASES = 6
 };
 
 /* Hash tags keep the streams of the different decisions apart. */
-enum { TAG_TYPE = 1, TAG_A = 2, TAG_A_BYTE, TAG_B, TAG_B_OP, TAG_C, TAG_C_HOP, TAG_C_DATA, TAG_C_LOG };
+enum { TAG_TYPE = 1, TAG_A = 2, TAG_A_BYTE, TAG_B, TAG_B_OP, TAG_C, TAG_C_HOP, TAG_C_DATA, TAG_C_LOG, TAG_D,
+       TAG_D_BYTE };
 
 /* One mailbox per (chain, hop); its block starts at data_off inside the slot
  * and often crosses into the slot's second page. */
@@ -72,6 +81,8 @@ typedef struct shared_state {
   uint8_t *counter_pages;    /* COUNTER_PAGES pages */
   uint8_t *mailboxes;        /* MAX_CHAINS * MAX_HOPS slots of two pages */
   uint64_t *chain_log;       /* MAX_CHAINS * (MAX_HOPS + 1) */
+  uint8_t *owned;            /* OWN_PAGES pages */
+  uint64_t *handoff;         /* round (d): the phase whose messenger page is ready */
   node_report *reports;      /* one per node */
 } shared_state;
 
@@ -82,6 +93,7 @@ typedef struct ctx {
   int lock_count;
   shared_state sh;
   uint8_t *oracle;                      /* private copy of the array */
+  uint8_t *owned_oracle;                /* private copy of the owned pages */
   uint64_t counter_expected[NCOUNTERS]; /* private copy of the counters */
   uint64_t errors;
   int64_t round;
@@ -310,14 +322,88 @@ static void round_chains(ctx *c) {
     }
 }
 
+/* ---- (d) ownership phases ------------------------------------------------ */
+
+/* Who writes page q in phase ph: one node for a run of 1..3 phases, else
+ * (one page in five) every node, byte by byte.  Returns -1 for "every". */
+static int page_owner(const ctx *c, int q, int ph) {
+  uint64_t r = (uint64_t)c->round;
+  int run = 1 + (int)(h(c, TAG_D, r, (uint64_t)q) % 3);
+  uint64_t x = h(c, TAG_D, r * 64 + (uint64_t)(ph / run) + 1, (uint64_t)q);
+  if (x % 5 == 0) return -1;
+  return (int)((x >> 8) % (uint64_t)c->nodes);
+}
+
+static void round_owners(ctx *c) {
+  uint64_t r = (uint64_t)c->round;
+  size_t psz = c->psz;
+  for (int ph = 0; ph < OWN_PHASES; ++ph) {
+    uint64_t ph_tag = r * 64 + (uint64_t)ph;
+    for (int q = 0; q < OWN_PAGES; ++q) {
+      int owner = page_owner(c, q, ph);
+      uint64_t s = h(c, TAG_D_BYTE, ph_tag, (uint64_t)q);
+      unsigned density = 50 + (unsigned)(s % 951); /* per mille */
+      for (size_t i = 0; i < psz; ++i) {
+        uint64_t x = h(c, TAG_D_BYTE, ph_tag * 4096 + (uint64_t)q, i);
+        if (x % 1000 >= density) continue;
+        int writer = owner >= 0 ? owner : (int)(i % (size_t)c->nodes);
+        uint8_t v = (uint8_t)(x >> 24);
+        c->owned_oracle[(size_t)q * psz + i] = v;
+        if (writer == c->me) c->sh.owned[(size_t)q * psz + i] = v;
+      }
+    }
+    /* The messenger: a page with a single owner is announced under a lock
+     * to one other node, which reads it before the barrier. */
+    int m = (int)(h(c, TAG_D, ph_tag, 7) % OWN_PAGES), owner = page_owner(c, m, ph);
+    int L = (NCOUNTERS + MAX_CHAINS * MAX_HOPS) % c->lock_count;
+    if (owner >= 0 && c->nodes > 1) {
+      int reader = (owner + 1 + (int)(h(c, TAG_D, ph_tag, 8) % (uint64_t)(c->nodes - 1))) % c->nodes;
+      if (c->me == owner) {
+        rdsm_lock(L);
+        *c->sh.handoff = ph_tag + 1;
+        rdsm_unlock(L);
+      } else if (c->me == reader) {
+        double t0 = rdsm_wtime();
+        for (;;) {
+          rdsm_lock(L);
+          int ready = *c->sh.handoff == ph_tag + 1;
+          if (ready) {
+            const uint8_t *got = c->sh.owned + (size_t)m * psz, *want = c->owned_oracle + (size_t)m * psz;
+            for (size_t i = 0; i < psz; ++i)
+              if (got[i] != want[i]) mismatch(c, "messenger page byte", (int64_t)((size_t)m * psz + i), want[i], got[i]);
+          }
+          rdsm_unlock(L);
+          if (ready) break;
+          if (rdsm_wtime() - t0 > 30.0) {
+            mismatch(c, "messenger wait timeout", m, 1, 0);
+            break;
+          }
+          sched_yield();
+        }
+      }
+    }
+    rdsm_barrier();
+    for (size_t i = 0; i < (size_t)OWN_PAGES * psz; ++i)
+      if (c->sh.owned[i] != c->owned_oracle[i]) mismatch(c, "owned page byte", (int64_t)i, c->owned_oracle[i], c->sh.owned[i]);
+    rdsm_barrier(); /* the checks end before the next phase's writes */
+  }
+}
+
 /* ---- driver ------------------------------------------------------------- */
 
-/* Rounds come in groups of three holding each kind once, in an order drawn
+/* Rounds come in groups of four holding each kind once, in an order drawn
  * from the seed, so every kind runs even in short runs. */
 static int round_kind(const ctx *c, int64_t round) {
-  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  uint64_t x = h(c, TAG_TYPE, (uint64_t)(round / 3), 0);
-  return perms[x % 6][round % 3];
+  int order[4] = {0, 1, 2, 3};
+  uint64_t x = h(c, TAG_TYPE, (uint64_t)(round / 4), 0);
+  for (int i = 3; i > 0; --i) { /* Fisher-Yates, driven by the hash */
+    int j = (int)(x % (uint64_t)(i + 1));
+    x /= (uint64_t)(i + 1);
+    int t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  return order[round % 4];
 }
 
 /* Collective: every node allocates the same shared structures.  Homes are
@@ -329,6 +415,9 @@ static void alloc_shared(ctx *c) {
   c->sh.mailboxes = (uint8_t *)rdsm_malloc_all((size_t)MAX_CHAINS * MAX_HOPS * 2 * c->psz, RDSM_PLACE_CYCLIC);
   c->sh.chain_log = (uint64_t *)rdsm_malloc_all(sizeof(uint64_t) * MAX_CHAINS * (MAX_HOPS + 1), RDSM_PLACE_DEFAULT);
   c->sh.reports = (node_report *)rdsm_malloc_all(sizeof(node_report) * (size_t)c->nodes, RDSM_PLACE_DEFAULT);
+  /* First touch: the pages' homes are wherever their first writer is. */
+  c->sh.owned = (uint8_t *)rdsm_malloc_all((size_t)OWN_PAGES * c->psz, RDSM_PLACE_FIRST_TOUCH);
+  c->sh.handoff = (uint64_t *)rdsm_malloc_all(sizeof(uint64_t), RDSM_PLACE_DEFAULT);
 }
 
 /* Node `me` zeroes pages me, me + nodes, ... of a page-aligned range. */
@@ -347,7 +436,9 @@ static void rezero_shared(ctx *c) {
   zero_my_pages(c, c->sh.array, ARRAY_PAGES);
   zero_my_pages(c, c->sh.counter_pages, COUNTER_PAGES);
   zero_my_pages(c, c->sh.mailboxes, (size_t)MAX_CHAINS * MAX_HOPS * 2);
+  zero_my_pages(c, c->sh.owned, OWN_PAGES);
   if (c->me == 0) memset(c->sh.chain_log, 0, sizeof(uint64_t) * MAX_CHAINS * (MAX_HOPS + 1));
+  if (c->me == 0) *c->sh.handoff = 0;
   memset(&c->sh.reports[c->me], 0, sizeof(node_report));
   rdsm_barrier();
 }
@@ -359,17 +450,19 @@ static void reset_private(ctx *c, uint64_t seed) {
   c->errors = 0;
   c->round = 0;
   memset(c->oracle, 0, (size_t)ARRAY_PAGES * c->psz);
+  memset(c->owned_oracle, 0, (size_t)OWN_PAGES * c->psz);
   memset(c->counter_expected, 0, sizeof c->counter_expected);
 }
 
 /* Runs every round of the current seed; counts the rounds of each kind. */
-static void run_rounds(ctx *c, long long rounds, int kinds[3]) {
+static void run_rounds(ctx *c, long long rounds, int kinds[4]) {
   for (c->round = 0; c->round < rounds; ++c->round) {
     int kind = round_kind(c, c->round);
     kinds[kind]++;
     if (kind == 0) round_bytes(c);
     else if (kind == 1) round_counters(c);
-    else round_chains(c);
+    else if (kind == 2) round_chains(c);
+    else round_owners(c);
     rdsm_barrier(); /* this round's checks end before the next round's writes */
   }
 }
@@ -461,7 +554,8 @@ int main(int argc, char **argv) {
   app_verdict verdict = app_verdict_create();
   alloc_shared(&c);
   c.oracle = (uint8_t *)calloc((size_t)ARRAY_PAGES, c.psz); /* shared memory starts zeroed too */
-  if (!c.oracle) {
+  c.owned_oracle = (uint8_t *)calloc((size_t)OWN_PAGES, c.psz);
+  if (!c.oracle || !c.owned_oracle) {
     fprintf(stderr, "%s: out of memory\n", prog);
     exit(1);
   }
@@ -469,7 +563,7 @@ int main(int argc, char **argv) {
   /* Seed after seed on the same shared structures, re-zeroed in between;
    * the first failing seed ends the run, on every node alike: all of them
    * read the same reports after the same barrier. */
-  int kinds[3] = {0, 0, 0};
+  int kinds[4] = {0, 0, 0, 0};
   uint64_t done = 0, total = 0;
   rdsm_barrier();
   double t0 = rdsm_wtime();
@@ -502,8 +596,8 @@ int main(int argc, char **argv) {
              (unsigned long long)first_seed, (unsigned long long)(first_seed + seed_count - 1),
              (unsigned long long)seed_count, rounds, c.nodes, elapsed);
     } else {
-      printf("PASS stress: seed %llu, %lld rounds (writes %d, counters %d, chains %d), %d nodes, %.3f s\n",
-             (unsigned long long)seed, rounds, kinds[0], kinds[1], kinds[2], c.nodes, elapsed);
+      printf("PASS stress: seed %llu, %lld rounds (writes %d, counters %d, chains %d, owners %d), %d nodes, %.3f s\n",
+             (unsigned long long)seed, rounds, kinds[0], kinds[1], kinds[2], kinds[3], c.nodes, elapsed);
     }
     fflush(stdout);
     FILE *f = app_json_begin(prog, json, "stress", pass);
@@ -519,13 +613,14 @@ int main(int argc, char **argv) {
       }
       fprintf(f,
               ", \"rounds\": %lld, \"rounds_writes\": %d, \"rounds_counters\": %d, \"rounds_chains\": %d, "
-              "\"mismatches\": %llu, \"seconds\": %.9f",
-              rounds, kinds[0], kinds[1], kinds[2], (unsigned long long)total, elapsed);
+              "\"rounds_owners\": %d, \"mismatches\": %llu, \"seconds\": %.9f",
+              rounds, kinds[0], kinds[1], kinds[2], kinds[3], (unsigned long long)total, elapsed);
       app_json_end(f, NULL);
     }
   }
   int status = app_verdict_publish(verdict, pass);
   free(c.oracle);
+  free(c.owned_oracle);
   rdsm_finalize();
   return status;
 }

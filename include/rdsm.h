@@ -100,6 +100,11 @@ typedef struct rdsm_stats {
   double handler_page, handler_diff, handler_sync;
   uint64_t read_faults, write_faults, pages_fetched, twins, diffs, diff_bytes;
   uint64_t messages_sent, message_bytes, one_sided_ops, invalidations, lock_acquires, barriers;
+  /* diff_ops: remote writes (or messages) that carried diffs; migrations:
+   * pages whose home moved to this node; prefetched pages fetched ahead of a
+   * miss, of which used were later accessed and wasted were invalidated or
+   * dropped untouched */
+  uint64_t diff_ops, migrations, prefetched, prefetch_used, prefetch_wasted;
 } rdsm_stats;
 void rdsm_get_stats(rdsm_stats *out);
 /* Zeroes this node's counters and restarts its clocks (for timing phases). */

@@ -14,7 +14,7 @@ set(RDSM_APP_TESTS
   "nbody|--size test --variant nbodyw"
   "ocean|--size test"
   "barnes|--size test")
-set(RDSM_APP_PROTOCOLS async ardmar draw newgen genima hw)
+set(RDSM_APP_PROTOCOLS async ardmar draw newgen genima rdsm hw)
 foreach(entry ${RDSM_APP_TESTS})
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 app)

@@ -1,7 +1,13 @@
 # Smoke test of the application benchmark driver and its report:
 # tools/rdsm_bench.py runs a tiny sweep (sor only, 1 and 2 nodes, protocols
-# async and genima, one repeat; plus hw if the launcher has it), then
-# tools/rdsm_report.py must write speedup.png, breakdown.png and handler.png.
+# async and genima, one repeat, plus hw), then tools/rdsm_report.py must
+# write speedup.png, breakdown.png, handler.png and summary.json, with each
+# protocol's speedup as a fraction of hw's in its table, its summary and its
+# --brief table; without the hw runs the fraction must read "-".  A fork-join
+# app (the SPLASH test program every_macro, given to the sweep through an
+# app table of its own) must run as `rdsm run -n 1 ... -p{nodes}` with the
+# placeholder replaced, and its report must break down the master and its
+# forked workers.
 # Nothing is skipped: without python3 or matplotlib the test fails and says why.
 #
 # Included from tests/CMakeLists.txt:
@@ -20,10 +26,11 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
                    -DPYTHON=${_rdsm_bench_python}
                    -DSRC=${PROJECT_SOURCE_DIR}
                    -DBUILD=$<TARGET_FILE_DIR:rdsm>
+                   -DFORK_JOIN_PROG=$<TARGET_FILE:splash_every_macro>
                    -DOUT=${CMAKE_CURRENT_BINARY_DIR}/bench_smoke
                    -P ${CMAKE_CURRENT_LIST_FILE})
   # Serial: it measures times, and starts jobs of up to two nodes.
-  set_tests_properties(mp.bench_smoke PROPERTIES LABELS mp TIMEOUT 120 RUN_SERIAL TRUE)
+  set_tests_properties(mp.bench_smoke PROPERTIES LABELS mp TIMEOUT 180 RUN_SERIAL TRUE)
   return()
 endif()
 
@@ -66,8 +73,14 @@ if(_nruns LESS 4)
   message(FATAL_ERROR "mp.bench_smoke: ${_json} holds ${_nruns} runs; expected at least 4 (2 protocols x 2 node counts)")
 endif()
 
+string(JSON _hw GET "${_doc}" config hw)
+if(NOT _hw)
+  message(FATAL_ERROR "mp.bench_smoke: the sweep made no hw runs (does `rdsm run --help` list hw?)")
+endif()
+
 execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_json} --out ${OUT}
-                RESULT_VARIABLE _rc)
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _report)
+message(STATUS "mp.bench_smoke: report\n${_report}")
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: tools/rdsm_report.py failed (exit status ${_rc})")
 endif()
@@ -80,4 +93,131 @@ foreach(_png speedup.png breakdown.png handler.png)
     message(FATAL_ERROR "mp.bench_smoke: ${OUT}/${_png} is only ${_size} bytes")
   endif()
 endforeach()
-message(STATUS "mp.bench_smoke: ${_nruns} runs in ${_json}; speedup.png, breakdown.png, handler.png in ${OUT}")
+# The table: per node count a time, a speedup and a fraction of hw; hw itself at 1.00.
+if(NOT _report MATCHES "- 2 nodes -+\nprotocol +time \\(s\\) +speedup +of hw +time \\(s\\) +speedup +of hw")
+  message(FATAL_ERROR "mp.bench_smoke: the report's table has no time / speedup / of hw columns per node count")
+endif()
+if(NOT _report MATCHES "\ngenima +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\nhw +[0-9.]+ +[0-9.]+ +1\\.00 +[0-9.]+ +[0-9.]+ +1\\.00\n")
+  message(FATAL_ERROR "mp.bench_smoke: the report's table lacks a fraction of hw for genima, or hw's is not 1.00")
+endif()
+
+# summary.json: fraction_of_hw is a number for every protocol at every node count, 1 for hw.
+if(NOT EXISTS ${OUT}/summary.json)
+  message(FATAL_ERROR "mp.bench_smoke: tools/rdsm_report.py did not write ${OUT}/summary.json")
+endif()
+file(READ ${OUT}/summary.json _sum)
+string(JSON _nres LENGTH "${_sum}" groups 0 results)
+if(_nres LESS 6)
+  message(FATAL_ERROR "mp.bench_smoke: summary.json has ${_nres} results for sor; expected 6 (async, genima, hw at 1 and 2 nodes)")
+endif()
+math(EXPR _last "${_nres} - 1")
+foreach(_i RANGE ${_last})
+  string(JSON _p GET "${_sum}" groups 0 results ${_i} protocol)
+  string(JSON _type TYPE "${_sum}" groups 0 results ${_i} fraction_of_hw)
+  if(NOT _type STREQUAL "NUMBER")
+    message(FATAL_ERROR "mp.bench_smoke: summary.json: fraction_of_hw of ${_p} is ${_type}, not a number")
+  endif()
+  string(JSON _f GET "${_sum}" groups 0 results ${_i} fraction_of_hw)
+  if(_p STREQUAL "hw" AND NOT _f MATCHES "^1(\\.0*)?$")
+    message(FATAL_ERROR "mp.bench_smoke: summary.json: hw's fraction of itself is ${_f}")
+  endif()
+endforeach()
+
+# --brief: time per node count, speedup and fraction of hw at the largest.
+execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_json} --brief
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _brief)
+message(STATUS "mp.bench_smoke: brief report\n${_brief}")
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "mp.bench_smoke: tools/rdsm_report.py --brief failed (exit status ${_rc})")
+endif()
+if(NOT _brief MATCHES "\nprotocol +1 node \\(s\\) +2 nodes \\(s\\) +speedup at 2 +of hw at 2\n"
+   OR NOT _brief MATCHES "\nasync +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n"
+   OR NOT _brief MATCHES "\nhw +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\\.00\n")
+  message(FATAL_ERROR "mp.bench_smoke: the --brief table lacks its columns or a protocol's numbers")
+endif()
+
+# Without the hw runs the fraction is "-", and nothing breaks.
+set(_nohw "${_doc}")
+math(EXPR _i "${_nruns} - 1")
+while(_i GREATER_EQUAL 0)
+  string(JSON _p GET "${_nohw}" runs ${_i} protocol)
+  if(_p STREQUAL "hw")
+    string(JSON _nohw REMOVE "${_nohw}" runs ${_i})
+  endif()
+  math(EXPR _i "${_i} - 1")
+endwhile()
+file(MAKE_DIRECTORY ${OUT}/nohw)
+file(WRITE ${OUT}/nohw/bench.json "${_nohw}")
+execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${OUT}/nohw/bench.json --brief
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _brief)
+if(NOT _rc EQUAL 0 OR NOT _brief MATCHES "\nasync +[0-9.]+ +[0-9.]+ +[0-9.]+ +-\n" OR _brief MATCHES "\nhw ")
+  message(FATAL_ERROR "mp.bench_smoke: --brief without hw runs (exit status ${_rc}) should show - as the "
+                      "fraction of hw:\n${_brief}")
+endif()
+execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${OUT}/nohw/bench.json
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _report)
+if(NOT _rc EQUAL 0 OR NOT _report MATCHES "\nasync +[0-9.]+ +[0-9.]+ +- +[0-9.]+ +[0-9.]+ +-\n")
+  message(FATAL_ERROR "mp.bench_smoke: the report without hw runs (exit status ${_rc}) should show - as the "
+                      "fraction of hw:\n${_report}")
+endif()
+file(READ ${OUT}/nohw/summary.json _sum)
+string(JSON _type TYPE "${_sum}" groups 0 results 0 fraction_of_hw)
+if(NOT _type STREQUAL "NULL")
+  message(FATAL_ERROR "mp.bench_smoke: without hw runs summary.json's fraction_of_hw is ${_type}, not null")
+endif()
+
+# Fork-join: a build directory holding just the launcher and the program as an app.
+set(_fj ${OUT}/fork_join)
+file(MAKE_DIRECTORY ${_fj}/build/apps)
+file(CREATE_LINK ${BUILD}/rdsm ${_fj}/build/rdsm SYMBOLIC)
+file(CREATE_LINK ${FORK_JOIN_PROG} ${_fj}/build/apps/every_macro SYMBOLIC)
+file(WRITE ${_fj}/apps.json [=[
+{"apps": [{"name": "every_macro", "program": "every_macro", "fork_join": true,
+           "sizes": {"test": ["-p{nodes}", "-n", "20"]}}]}
+]=])
+execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${_fj}/build --apps-file ${_fj}/apps.json
+                        --protocols genima --no-hw --nodes 1,2 --sizes test --timeout 60 --out ${_fj}/bench.json
+                RESULT_VARIABLE _rc)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "mp.bench_smoke: tools/rdsm_bench.py failed on the fork-join app (exit status ${_rc})")
+endif()
+file(READ ${_fj}/bench.json _fjdoc)
+string(JSON _n GET "${_fjdoc}" runs 1 nodes)
+string(JSON _len LENGTH "${_fjdoc}" runs 1 command)
+math(EXPR _last "${_len} - 1")
+set(_cmd "")
+foreach(_i RANGE ${_last})
+  string(JSON _arg GET "${_fjdoc}" runs 1 command ${_i})
+  string(APPEND _cmd " ${_arg}")
+endforeach()
+string(JSON _rows LENGTH "${_fjdoc}" runs 1 stats per_node)
+set(_forked "")
+if(_rows GREATER_EQUAL 2)
+  string(JSON _forked GET "${_fjdoc}" runs 1 stats per_node 1 forked)
+endif()
+if(NOT _n EQUAL 2 OR NOT _cmd MATCHES " run -n 1 .* -p2 -n 20$"
+   OR NOT _rows EQUAL 2 OR NOT _forked)
+  message(FATAL_ERROR "mp.bench_smoke: the fork-join run for 2 nodes should be recorded as nodes 2 (is ${_n}), "
+                      "started as rdsm run -n 1 ... -p2 (was ${_cmd}) and list the master and one forked "
+                      "worker (${_rows} rows, second forked: ${_forked})")
+endif()
+execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_fj}/bench.json --out ${_fj}
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _report)
+if(NOT _rc EQUAL 0 OR NOT _report MATCHES "breakdown at 2 nodes[^\n]*\n[^\n]*\n[^\n]*\ngenima +[0-9]+\\.[0-9]+ ")
+  message(FATAL_ERROR "mp.bench_smoke: the report of the fork-join sweep (exit status ${_rc}) has no "
+                      "breakdown at 2 nodes:\n${_report}")
+endif()
+# The breakdown is the mean over every row, the forked worker's included.
+execute_process(COMMAND ${PYTHON} -c [=[
+import json, sys
+runs = [r for r in json.load(open(sys.argv[1]))["runs"] if r["nodes"] == 2]
+want = sum(n["compute"] for n in runs[0]["stats"]["per_node"]) / len(runs[0]["stats"]["per_node"])
+got = [x for x in json.load(open(sys.argv[2]))["groups"][0]["results"] if x["nodes"] == 2][0]
+got = got["breakdown_seconds"]["compute"]
+sys.exit(0 if abs(got - want) <= 1e-9 * max(1.0, want) else "compute %r, want %r (mean over rows)" % (got, want))
+]=] ${_fj}/bench.json ${_fj}/summary.json RESULT_VARIABLE _rc)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "mp.bench_smoke: the fork-join breakdown is not the mean over the master and its workers")
+endif()
+message(STATUS "mp.bench_smoke: ${_nruns} runs in ${_json}; speedup.png, breakdown.png, handler.png, summary.json in ${OUT}; "
+               "fork-join sweep in ${_fj}")

@@ -28,7 +28,7 @@ import time
 
 from rdsm_build_query import find_program, launcher_protocols
 
-KNOWN_PROTOCOLS = ["async", "ardmar", "draw", "newgen", "genima"]
+KNOWN_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
 LAUNCH_TIMEOUT = 120  # seconds, passed to rdsm run --timeout
 WAIT_SLACK = 30       # extra seconds before this script gives up on a launcher
 

@@ -7,15 +7,22 @@ The applications and their arguments per size come from
 tools/bench_apps.json (next to this script, or --apps-file), with, per size,
 optional arguments for the launcher ("launcher_args", e.g. a larger
 --region-size); an app whose program is not in the build's apps/ is skipped
-with a note.  If `rdsm run
---help` lists a protocol named hw (the hardware-coherent limit: every node
-maps the same memory, no DSM), every app is also run once per size and node
-count under hw, recorded like the other runs.
+with a note.  An app marked "fork_join": true is one process that forks its
+own workers (a SPLASH-style program): for N nodes it is started as
+`rdsm run -n 1 ...` and told N through its arguments, where the placeholder
+{nodes} stands for N (e.g. "-p{nodes}"); the placeholder may appear in any
+app's arguments.  If `rdsm run --help` lists a protocol named hw (the
+hardware-coherent limit: every node maps the same memory, no DSM), every
+app is also run once per size and node count under hw, recorded like the
+other runs.
 
-Per run the JSON holds: app, size, protocol, nodes, repeat, command, wall
-seconds, exit status, verdict (PASS / FAIL / none), the `parallel` and
+Per run the JSON holds: app, size, protocol, nodes (for a fork-join app the
+number of processes it was asked for), fork_join, the program's arguments
+as the table gives them (size_args) and as run (args), repeat, command,
+wall seconds, exit status, verdict (PASS / FAIL / none), the `parallel` and
 `sequential` seconds the program printed, the launcher's stats JSON (with
-the per-node time breakdown) and, for failures, the tail of the output.
+the per-node time breakdown; a fork-join run lists the master and its
+forked workers) and, for failures, the tail of the output.
 
 A failing run (non-zero exit, timeout, no PASS) is recorded, the sweep goes
 on, the failures are listed at the end and the exit status is 1.
@@ -38,8 +45,9 @@ from rdsm_build_query import find_program, launcher_protocols
 
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(SCRIPT_DIR)
-DEFAULT_PROTOCOLS = ["async", "ardmar", "draw", "newgen", "genima"]
+DEFAULT_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
 WAIT_SLACK = 30  # seconds beyond --timeout before the launcher itself is killed
+NODES_PLACEHOLDER = "{nodes}"
 
 NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
 PARALLEL_RE = re.compile(r"\bparallel\s+" + NUM + r"\s*s\b")
@@ -135,7 +143,27 @@ def tail(text, lines=12):
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
+def with_nodes(args, nodes):
+    # Plain replacement rather than str.format: other braces in an argument stay as they are.
+    return [str(x).replace(NODES_PLACEHOLDER, str(nodes)) for x in args]
+
+
+def check_app(t, apps_file):
+    """Exits with a message if table entry t cannot be run as written."""
+    name = t.get("name", "?")
+    for key in ("name", "program", "sizes"):
+        if key not in t:
+            sys.exit("rdsm_bench: %s: app %s has no \"%s\"" % (apps_file, name, key))
+    if t.get("fork_join"):
+        # Without the placeholder every node count would run the same single process.
+        lacking = [s for s, args in t["sizes"].items() if not any(NODES_PLACEHOLDER in str(x) for x in args)]
+        if lacking:
+            sys.exit("rdsm_bench: %s: fork-join app %s gets no %s in its arguments for size(s) %s" % (
+                apps_file, name, NODES_PLACEHOLDER, ", ".join(lacking)))
+
+
 def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()):
+    """One `rdsm run -n nodes`; `nodes` is the number of processes the launcher starts."""
     stats_path = os.path.join(tmpdir, "stats.json")
     if os.path.exists(stats_path):
         os.unlink(stats_path)
@@ -206,6 +234,8 @@ def main(argv):
             table = json.load(fh)["apps"]
     except (OSError, ValueError, KeyError) as e:
         sys.exit("rdsm_bench: cannot read the app table %s: %s" % (a.apps_file, e))
+    for t in table:
+        check_app(t, a.apps_file)
     by_name = {t["name"]: t for t in table}
 
     known = launcher_protocols(rdsm)
@@ -255,10 +285,12 @@ def main(argv):
         try:
             for t, prog, s, p, n, r in plan:
                 progress.show("%s %s %s n=%d rep %d" % (t["name"], s, p, n, r + 1))
+                fork_join = bool(t.get("fork_join"))
+                args = with_nodes(t["sizes"][s], n)
                 rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
-                       "repeat": r}
-                rec.update(run_one(rdsm, prog, t["sizes"][s], p, n, a.timeout, tmpdir,
-                                   t.get("launcher_args", {}).get(s, [])))
+                       "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
+                rec.update(run_one(rdsm, prog, args, p, 1 if fork_join else n, a.timeout, tmpdir,
+                                   with_nodes(t.get("launcher_args", {}).get(s, []), n)))
                 runs.append(rec)
                 progress.step(rec["wall_seconds"] or 0.0)
         except KeyboardInterrupt:

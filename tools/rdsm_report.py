@@ -2,23 +2,43 @@
 """Tables and plots from a tools/rdsm_bench.py result (bench.json).
 
     rdsm_report.py FILE.json [--out DIR]
+    rdsm_report.py FILE.json --brief
 
-Prints, per app (and size), the parallel time and speedup per protocol and
-node count, and the time breakdown at the largest node count; writes to DIR
-(default: the JSON file's directory):
+Prints, per app (and size), the parallel time, the speedup and the fraction
+of hw per protocol and node count, and the time breakdown at the largest
+node count.
 
-  speedup.png    speedup vs node count, one subplot per app, a line per
-                 protocol (and hw, the hardware-coherent limit, when run).
-                 speedup = median of the `sequential` seconds the program
-                 printed over every successful run of that app and size
-                 / median `parallel` seconds of that protocol and node count.
+  speedup        median of the `sequential` seconds the program printed over
+                 every successful run of that app and size / median
+                 `parallel` seconds of that protocol and node count.
+  of hw          a protocol's speedup / the speedup of hw (plain threads:
+                 every node maps the same memory and the machine keeps it
+                 coherent, the limit the DSM protocols are compared with) for
+                 the same app, size and node count; 1.00 = as fast as the
+                 limit.  "-" (null in JSON) when hw was not run or failed.
+  breakdown      mean over the rows of the launcher's per-node stats (for a
+                 fork-join program: the master and every forked worker),
+                 mean over repeats.
+
+Writes to DIR (default: the JSON file's directory):
+
+  speedup.png    per app: speedup vs node count, a line per protocol (hw
+                 dashed black), and below it the fraction of hw vs node
+                 count.
   breakdown.png  stacked time breakdown (compute, data wait, lock wait,
-                 barrier wait, barrier protocol; mean over nodes, mean over
-                 repeats) per app and protocol at the largest node count,
-                 normalised to the async bar of that app (else the first).
+                 barrier wait, barrier protocol) per app and protocol at the
+                 largest node count, normalised to the async bar of that app
+                 (else the first).
   handler.png    handler time per protocol at each app's largest node count
                  (mean per node, split page / diff / sync / other), averaged
                  over apps.
+  summary.json   per app, size, protocol and node count: runs, median
+                 parallel seconds, speedup, fraction_of_hw and the breakdown
+                 (seconds, as in the table).
+
+--brief prints only a compact table per app (time per node count, speedup
+and fraction of hw at the largest node count) and the failed runs, writes
+nothing and does not need matplotlib.
 
 Failed runs are left out of every figure and listed.  Needs matplotlib
 (Debian: apt-get install python3-matplotlib); the Agg backend is used.
@@ -26,6 +46,7 @@ Failed runs are left out of every figure and listed.  Needs matplotlib
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -34,7 +55,8 @@ import sys
 COMPONENTS = [("compute", "compute"), ("data_wait", "data wait"), ("lock_wait", "lock wait"),
               ("barrier_wait", "barrier wait"), ("barrier_protocol", "barrier protocol")]
 HANDLER_PARTS = [("handler_page", "page"), ("handler_diff", "diff"), ("handler_sync", "sync")]
-PROTOCOL_ORDER = ["async", "ardmar", "draw", "newgen", "genima", "hw"]
+PROTOCOL_ORDER = ["rdsm", "async", "ardmar", "draw", "newgen", "genima", "hw"]
+HW = "hw"
 
 
 def load_matplotlib():
@@ -83,6 +105,7 @@ def parallel_time(run):
 
 
 def node_mean(run, field):
+    # Every row counts: a fork-join run lists its master and each forked worker ("forked": true) as rows.
     nodes = (run.get("stats") or {}).get("per_node") or []
     vals = [n.get(field) for n in nodes if n.get(field) is not None]
     return statistics.mean(vals) if vals else None
@@ -126,6 +149,23 @@ class Data:
         seq, par = self.sequential(g), self.parallel(g, p, n)
         return seq / par if seq and par else None
 
+    def fraction_of_hw(self, g, p, n):
+        """p's speedup / hw's speedup at the same app, size and node count; None without both."""
+        s, hw = self.speedup(g, p, n), self.speedup(g, HW, n)
+        return s / hw if s and hw else None
+
+    def has_hw(self, g):
+        return any(self.speedup(g, HW, n) for n in self.node_counts(g))
+
+    def args(self, g):
+        """The program's arguments as the app table gives them ({nodes} for the node count), if known."""
+        runs = [r for r in self.doc.get("runs", []) if (r["app"], r["size"]) == g]
+        for key in ("size_args", "args"):
+            seen = {tuple(r[key]) for r in runs if key in r}
+            if len(seen) == 1:
+                return list(seen.pop())
+        return None
+
     def breakdown(self, g, p, n):
         """Mean over nodes, mean over repeats, of each component (seconds); None without stats."""
         rs = [r for r in self.runs(g, p, n) if (r.get("stats") or {}).get("per_node")]
@@ -141,29 +181,66 @@ def fmt(v, spec="%.4f"):
     return "-" if v is None else spec % v
 
 
-def print_table(rows, header):
+def fmt_seconds(v):
+    """Three significant digits without an exponent: test sizes take milliseconds, paper sizes seconds."""
+    if v is None:
+        return "-"
+    if v <= 0:
+        return "0"
+    return "%.*f" % (min(6, max(0, 2 - int(math.floor(math.log10(v))))), v)
+
+
+def print_table(rows, header, groups=None):
+    """groups: [(label, number of columns)] spanning the columns after the first, printed above the header."""
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    if groups:
+        # Widen a group's last column if its label is wider than the columns under it.
+        k = 1
+        for label, span in groups:
+            need = len(label) + 2 - (sum(widths[k:k + span]) + 2 * (span - 1))
+            if need > 0:
+                widths[k + span - 1] += need
+            k += span
     line = lambda cells: "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    if groups:
+        cells, k = [" " * widths[0]], 1
+        for label, span in groups:
+            w = sum(widths[k:k + span]) + 2 * (span - 1)
+            cells.append((" " + label + " ").center(w, "-"))
+            k += span
+        print("  ".join(cells))
     print(line(header))
     print("  ".join("-" * w for w in widths))
     for r in rows:
         print(line(r))
 
 
+def nodes_label(n):
+    return "%d node%s" % (n, "" if n == 1 else "s")
+
+
+TABLE_LEGEND = ("time: median parallel seconds; speedup: sequential / time; of hw: speedup / the speedup of hw "
+                "(plain threads, the limit) at the same node count, 1.00 = at the limit, - = no hw run")
+
+
 def print_tables(d):
+    print(TABLE_LEGEND + "\n")
     for g in d.groups:
         ns = d.node_counts(g)
         if not ns:
             print("== %s: no successful runs\n" % d.label(g))
             continue
-        print("== %s: parallel time in seconds (median) / speedup; sequential %s s" % (
-            d.label(g), fmt(d.sequential(g), "%.6f")))
-        header = ["protocol"] + ["n=%d" % n for n in ns]
+        print("== %s: sequential %s s (median)%s" % (d.label(g), fmt(d.sequential(g), "%.6f"),
+                                                    "" if d.has_hw(g) else "; no hw runs"))
+        header = ["protocol"] + ["time (s)", "speedup", "of hw"] * len(ns)
         rows = []
         for p in d.protocols(g):
-            rows.append([p] + ["%s / %s" % (fmt(d.parallel(g, p, n), "%.6f"), fmt(d.speedup(g, p, n), "%.2f"))
-                               for n in ns])
-        print_table(rows, header)
+            row = [p]
+            for n in ns:
+                row += [fmt(d.parallel(g, p, n), "%.6f"), fmt(d.speedup(g, p, n), "%.2f"),
+                        fmt(d.fraction_of_hw(g, p, n), "%.2f")]
+            rows.append(row)
+        print_table(rows, header, [(nodes_label(n), 3) for n in ns])
         n = ns[-1]
         print("\n   breakdown at %d nodes (ms, mean over nodes and repeats)" % n)
         header = ["protocol"] + [lbl for _, lbl in COMPONENTS] + ["total", "handler", "h.page", "h.diff", "h.sync"]
@@ -180,6 +257,45 @@ def print_tables(d):
         print()
 
 
+def print_brief(d):
+    """One compact table per app: time per node count, speedup and fraction of hw at the largest."""
+    for g in d.groups:
+        ns = d.node_counts(g)
+        args = d.args(g)
+        print("%s, size %s%s: sequential %s s" % (g[0], g[1], " (%s)" % " ".join(args) if args else "",
+                                                   fmt_seconds(d.sequential(g))))
+        if not ns:
+            print("  no successful runs\n")
+            continue
+        n = ns[-1]
+        header = ["protocol"] + ["%s (s)" % nodes_label(k) for k in ns] + ["speedup at %d" % n, "of hw at %d" % n]
+        rows = [[p] + [fmt_seconds(d.parallel(g, p, k)) for k in ns] +
+                [fmt(d.speedup(g, p, n), "%.2f"), fmt(d.fraction_of_hw(g, p, n), "%.2f")]
+                for p in d.protocols(g)]
+        print_table(rows, header)
+        print()
+    print("speedup = sequential time / parallel time; of hw = speedup / the speedup of hw (plain threads:\n"
+          "one memory kept coherent by the machine, the limit for a DSM protocol); - = not measured")
+    if d.failed:
+        print()
+
+
+def summary(d, source):
+    groups = []
+    for g in d.groups:
+        results = []
+        for p in d.protocols(g):
+            for n in d.node_counts(g):
+                results.append({"protocol": p, "nodes": n, "runs": len(d.runs(g, p, n)),
+                                "parallel_seconds": d.parallel(g, p, n), "speedup": d.speedup(g, p, n),
+                                "fraction_of_hw": d.fraction_of_hw(g, p, n),
+                                "breakdown_seconds": d.breakdown(g, p, n)})
+        groups.append({"app": g[0], "size": g[1], "sequential_seconds": d.sequential(g), "hw": d.has_hw(g),
+                       "results": results})
+    return {"tool": "rdsm_report", "source": os.path.abspath(source), "started": d.doc.get("started"),
+            "failed_runs": len(d.failed), "groups": groups}
+
+
 def grid(n):
     cols = min(n, 4) if n > 0 else 1
     rows = (n + cols - 1) // cols if n > 0 else 1
@@ -192,37 +308,60 @@ def colors_for(protocols, plt):
 
 
 def plot_speedup(d, plt, path):
+    """Per app two panels: speedup vs nodes above, fraction of the hw speedup vs nodes below."""
     groups = [g for g in d.groups if d.node_counts(g)]
     rows, cols = grid(len(groups))
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.3 * rows), squeeze=False)
+    fig, axes = plt.subplots(2 * rows, cols, figsize=(4 * cols, 5.4 * rows), squeeze=False,
+                             gridspec_kw={"height_ratios": [3, 2] * rows})
     allp = order_protocols({p for g in groups for p in d.protocols(g)})
     color = colors_for(allp, plt)
     handles = {}
     for i, g in enumerate(groups):
-        ax = axes[i // cols][i % cols]
+        ax = axes[2 * (i // cols)][i % cols]
+        axr = axes[2 * (i // cols) + 1][i % cols]
         ns = d.node_counts(g)
+        top = 1.1
         for p in d.protocols(g):
+            hw = p == HW
             pts = [(n, d.speedup(g, p, n)) for n in ns]
             pts = [(n, s) for n, s in pts if s is not None]
-            if not pts:
+            if pts:
+                h, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", color=color[p],
+                             linestyle="--" if hw else "-", label=p)
+                handles[p] = h
+            if hw:
                 continue
-            h, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", color=color[p],
-                         linestyle="--" if p == "hw" else "-", label=p)
-            handles[p] = h
+            pts = [(n, d.fraction_of_hw(g, p, n)) for n in ns]
+            pts = [(n, f) for n, f in pts if f is not None]
+            if pts:
+                axr.plot([x for x, _ in pts], [y for _, y in pts], marker="o", color=color[p], label=p)
+                top = max(top, 1.1 * max(y for _, y in pts))
         ax.plot(ns, ns, color="0.8", linewidth=0.8, zorder=0)  # ideal
         ax.set_title(d.label(g))
         ax.set_xticks(ns)
-        ax.set_xlabel("nodes")
         ax.set_ylabel("speedup")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
+        axr.set_xticks(ns)
+        axr.set_xlim(ax.get_xlim())
+        axr.set_xlabel("nodes")
+        axr.set_ylabel("speedup / hw")
+        if d.has_hw(g):
+            axr.axhline(1.0, color=color.get(HW, "black"), linestyle="--", linewidth=1)
+            axr.set_ylim(0, top)
+        else:
+            axr.set_yticks([])
+            axr.text(0.5, 0.5, "no hw runs", ha="center", va="center", transform=axr.transAxes, color="0.4")
+        axr.grid(True, alpha=0.3)
     for j in range(len(groups), rows * cols):
-        axes[j // cols][j % cols].axis("off")
+        axes[2 * (j // cols)][j % cols].axis("off")
+        axes[2 * (j // cols) + 1][j % cols].axis("off")
     if handles:
         fig.legend([handles[p] for p in allp if p in handles], [p for p in allp if p in handles],
                    loc="lower center", ncol=len(handles), frameon=False)
-    fig.suptitle("Speedup over the sequential run (grey: linear)")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    fig.suptitle("Speedup over the sequential run (grey: linear; dashed: hw, plain threads)\n"
+                 "and below it each protocol's speedup as a fraction of hw's (1 = the limit)")
+    fig.tight_layout(rect=(0, 0.05, 1, 0.94))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -312,15 +451,22 @@ def plot_handler(d, plt, path):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("json", help="result of tools/rdsm_bench.py")
-    ap.add_argument("--out", default=None, help="directory for the PNGs (default: the JSON file's directory)")
+    ap.add_argument("--out", default=None,
+                    help="directory for the PNGs and summary.json (default: the JSON file's directory)")
+    ap.add_argument("--brief", action="store_true",
+                    help="print only a compact speedup table per app; write nothing, no matplotlib needed")
     a = ap.parse_args(argv)
-    plt = load_matplotlib()
     try:
         with open(a.json, encoding="utf-8") as fh:
             doc = json.load(fh)
     except (OSError, ValueError) as e:
         sys.exit("rdsm_report: cannot read %s: %s" % (a.json, e))
     d = Data(doc)
+    if a.brief:
+        print_brief(d)
+        print_failed(d)
+        return 0
+    plt = load_matplotlib()
     out = a.out or os.path.dirname(os.path.abspath(a.json))
     os.makedirs(out, exist_ok=True)
 
@@ -342,15 +488,25 @@ def main(argv):
                                                                           "handler_sync", "other")]
                  for p in order_protocols(hm)], ["protocol", "apps", "page", "diff", "sync", "other"])
     print()
+    print_failed(d)
+    paths.append(os.path.join(out, "summary.json"))
+    tmp = paths[-1] + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(summary(d, a.json), fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, paths[-1])
+    for p in paths:
+        print("wrote " + p)
+    return 0
+
+
+def print_failed(d):
     if d.failed:
         print("failed runs (left out):")
         for r in d.failed:
             print("  %s size %s, protocol %s, %d nodes, repeat %d: %s" % (
                 r["app"], r["size"], r["protocol"], r["nodes"], r.get("repeat", 0) + 1, r.get("error")))
         print()
-    for p in paths:
-        print("wrote " + p)
-    return 0
 
 
 if __name__ == "__main__":

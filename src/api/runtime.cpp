@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "common/error.hpp"
+#include "common/fault_inject.hpp"
 #include "protocol/presets.hpp"
 #include "stats/stats.hpp"
 
@@ -55,6 +56,7 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
     snprintf(rt->node_block->handler, sizeof rt->node_block->handler, "%s",
              rt->opt.handler == HandlerMode::poll ? "poll" : "interrupt");
   }
+  arm_fault_injection(rt->opt.fault, rt->opt.rank);
   rt->fabric = fabric::make_fabric(rt->opt);
   // The segments whose size does not depend on the job's size first, in
   // this order, then the protocol's data segment: a fork-join master keeps

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "common/fault_inject.hpp"
 
 namespace rdsm {
 
@@ -91,6 +92,11 @@ Options options_from_environment() {
   if (const char *v = env("RDSM_PROTECT")) {
     if (strcmp(v, "mprotect")) fatal("RDSM_PROTECT=%s is not a protection backend; use mprotect", v);
     o.protect = v;
+  }
+  if (const char *v = env("RDSM_FAULT")) {
+    std::string error;
+    if (!parse_fault_spec(v, error)) fatal("RDSM_FAULT=%s: %s", v, error.c_str());
+    o.fault = v;
   }
   return o;
 }

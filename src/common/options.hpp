@@ -17,7 +17,7 @@ struct Options {
   int nodes = 1;
   bool launched = false;           // started by `rdsm run` (RDSM_NODES set)
   std::string node_fds;            // RDSM_NODE_FDS: memfd of every node, comma separated
-  std::string protocol = "async";  // RDSM_PROTOCOL
+  std::string protocol = "rdsm";   // RDSM_PROTOCOL
   std::string axes;                // RDSM_AXES: per-axis overrides of the preset, "lock=atomic,..."
   std::string fabric = "shm";      // RDSM_FABRIC
   HandlerMode handler = HandlerMode::interrupt;  // RDSM_HANDLER=interrupt|poll
@@ -34,6 +34,7 @@ struct Options {
   // whatever the job's size.  Fork-join jobs set it: their master's memory
   // outlives one job and is reused by the next, of another size.
   int ring_reserve = 0;
+  std::string fault;  // RDSM_FAULT=POINT:NODE[:N]: fault injection for tests (common/fault_inject.hpp)
 };
 
 // Parses the environment; on a bad value ends the process with a message

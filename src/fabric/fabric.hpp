@@ -73,6 +73,17 @@ class Fabric {
   // flush(dst) returns.  Puts to the same target are applied in issue order
   // with respect to a later flush, not with respect to each other.
   virtual void put(NodeId dst, SegmentId seg, uint64_t off, const void *src, size_t n) = 0;
+  // putv: one gathering write of several pieces into one segment of `dst`,
+  // ordered and completed like puts (an MPI put with an indexed datatype,
+  // a verbs write with a scatter list per contiguous target range).
+  struct Piece {
+    uint64_t off;
+    const void *src;
+    size_t n;
+  };
+  virtual void putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t count) {
+    for (size_t i = 0; i < count; ++i) put(dst, seg, pieces[i].off, pieces[i].src, pieces[i].n);
+  }
   // get: blocking; the bytes are in `dst` when it returns.
   virtual void get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) = 0;
   // 64-bit atomics at an 8-byte aligned offset; blocking; return the value

@@ -196,6 +196,20 @@ void ShmFabric::put(NodeId dst, SegmentId seg, uint64_t off, const void *src, si
   if (n) memcpy(p, src, n);
 }
 
+void ShmFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t count) {
+  if (count == 0) return;
+  // One operation: the target is checked piece by piece, counted once.
+  uint8_t *base = target("putv", dst, seg, 0, 0);
+  size_t bytes = segs_[seg].bytes;
+  for (size_t i = 0; i < count; ++i) {
+    const Piece &p = pieces[i];
+    if (p.off > bytes || p.n > bytes - p.off)
+      fatal("fabric putv: bytes [%llu, %llu) are outside segment %u of %zu bytes (node %d)",
+            (unsigned long long)p.off, (unsigned long long)(p.off + p.n), seg, bytes, dst);
+    if (p.n) memcpy(base + p.off, p.src, p.n);
+  }
+}
+
 void ShmFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {
   const uint8_t *p = target("get", src, seg, off, n);
   if (n) memcpy(dst, p, n);

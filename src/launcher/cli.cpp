@@ -33,7 +33,7 @@ struct FlagSpec {
 
 const FlagSpec kFlags[] = {
     {Flag::nodes, "nodes", 'n', "N", "number of nodes (processes), 1..1024; required"},
-    {Flag::protocol, "protocol", 0, "P", "coherence protocol (default async)"},
+    {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm)"},
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
     {Flag::fabric, "fabric", 0, "F", "transport between nodes (default shm)"},

@@ -103,6 +103,11 @@ std::string node_json(const NodeRecord &n) {
       {"invalidations", num(s.invalidations)},
       {"lock_acquires", num(s.lock_acquires)},
       {"barriers", num(s.barriers)},
+      {"diff_ops", num(s.diff_ops)},
+      {"migrations", num(s.migrations)},
+      {"prefetched", num(s.prefetched)},
+      {"prefetch_used", num(s.prefetch_used)},
+      {"prefetch_wasted", num(s.prefetch_wasted)},
   };
   std::string out = "    {";
   bool first = true;

@@ -55,6 +55,19 @@ std::vector<double> counts_of(const rdsm_stats &s) {
           (double)s.messages_sent, (double)s.message_bytes, (double)s.one_sided_ops};
 }
 
+// What the protocol's optimisations did: diff operations, home
+// migrations, prefetches and how many of them were used.
+std::vector<double> protocol_counts_of(const rdsm_stats &s) {
+  return {(double)s.diff_ops,  (double)s.invalidations, (double)s.migrations,
+          (double)s.prefetched, (double)s.prefetch_used, (double)s.prefetch_wasted};
+}
+
+std::vector<std::string> plain_count_cells(const std::string &label, const std::vector<double> &v) {
+  std::vector<std::string> row{label};
+  for (double x : v) row.push_back(count(x));
+  return row;
+}
+
 // Columns 5 and 7 of the counts are bytes, shown in KiB.
 std::vector<std::string> count_cells(const std::string &label, const std::vector<double> &v) {
   std::vector<std::string> row{label};
@@ -89,29 +102,37 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   Table times({"node", "total(s)", "compute", "data wait", "lock wait", "barrier wait", "barrier proto", "handler"});
   Table counts({"node", "read faults", "write faults", "fetches", "twins", "diffs", "diff KiB", "messages",
                 "msg KiB", "one-sided"});
-  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0);
+  Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted"});
+  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(6, 0.0);
   for (const auto &n : result.nodes) {
     std::string label = (n.forked ? "w" : "") + std::to_string(n.rank);
     if (!n.has_stats) {
       times.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
       counts.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+      protocol.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-"});
       continue;
     }
-    std::vector<double> t = times_of(n.stats), c = counts_of(n.stats);
+    std::vector<double> t = times_of(n.stats), c = counts_of(n.stats), pc = protocol_counts_of(n.stats);
     for (size_t i = 0; i < t.size(); ++i) time_sum[i] += t[i];
     for (size_t i = 0; i < c.size(); ++i) count_sum[i] += c[i];
+    for (size_t i = 0; i < pc.size(); ++i) protocol_sum[i] += pc[i];
     times.add(time_cells(label, t));
     counts.add(count_cells(label, c));
+    protocol.add(plain_count_cells(label, pc));
   }
   for (double &x : time_sum) x /= (double)with_stats;
   for (double &x : count_sum) x /= (double)with_stats;
+  for (double &x : protocol_sum) x /= (double)with_stats;
   times.add(time_cells("mean", time_sum));
   counts.add(count_cells("mean", count_sum));
+  protocol.add(plain_count_cells("mean", protocol_sum));
 
   fprintf(out, "\ntime (s)\n");
   times.print(out);
   fprintf(out, "\nevents\n");
   counts.print(out);
+  fprintf(out, "\nprotocol\n");
+  protocol.print(out);
   if (with_stats < result.nodes.size())
     fprintf(out, "(-: the node did not call rdsm_init; the mean is over the %zu node%s that did)\n", with_stats,
             with_stats == 1 ? "" : "s");

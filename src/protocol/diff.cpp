@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -130,17 +131,30 @@ inline size_t find_same(const uint8_t *twin, const uint8_t *page, size_t start, 
 
 }  // namespace
 
-size_t diff_encode(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint8_t *out) {
-  // Offsets would not fit the format; this is a caller's bug, not bad data.
-  if (page_bytes > kMaxPageBytes) std::abort();
-  uint8_t *o = out;
-  size_t i = 0;
+size_t diff_find_runs(const uint8_t *twin, const uint8_t *page, size_t page_bytes, DiffRun *runs) {
+  size_t count = 0, i = 0;
   for (;;) {
     size_t start = find_change(twin, page, i, page_bytes);
     if (start >= page_bytes) break;
     size_t end = find_same(twin, page, start, page_bytes);
+    runs[count++] = DiffRun{(uint32_t)start, (uint32_t)(end - start)};
+    // page[end] equals twin[end] (or end is the page end): resume after it.
+    i = end + 1;
+  }
+  return count;
+}
+
+size_t diff_encode(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint8_t *out) {
+  // Offsets would not fit the format; this is a caller's bug, not bad data.
+  if (page_bytes > kMaxPageBytes) std::abort();
+  // Grown once per thread to the largest page seen: no allocation per page.
+  thread_local std::vector<DiffRun> runs;
+  if (runs.size() < diff_max_runs(page_bytes)) runs.resize(diff_max_runs(page_bytes));
+  size_t count = diff_find_runs(twin, page, page_bytes, runs.data());
+  uint8_t *o = out;
+  for (size_t r = 0; r < count; ++r) {
     // Split only if a run is longer than a u16 can say (pages > 64 KiB - 1).
-    for (size_t s = start; s < end;) {
+    for (size_t s = runs[r].off, end = s + runs[r].len; s < end;) {
       size_t len = end - s < kMaxRunBytes ? end - s : kMaxRunBytes;
       put_u16(o, s);
       put_u16(o + 2, len);
@@ -148,8 +162,6 @@ size_t diff_encode(const uint8_t *twin, const uint8_t *page, size_t page_bytes, 
       o += 4 + len;
       s += len;
     }
-    // page[end] equals twin[end] (or end is the page end): resume after it.
-    i = end + 1;
   }
   return (size_t)(o - out);
 }

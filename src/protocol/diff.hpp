@@ -16,6 +16,19 @@ namespace rdsm {
 // (every other byte changed: one 5-byte run per 2 bytes).
 constexpr size_t diff_max_bytes(size_t page_bytes) { return (page_bytes / 2 + 1) * 5; }
 
+// A run of changed bytes: [off, off + len), maximal (the bytes on either
+// side are unchanged or outside the page).
+struct DiffRun {
+  uint32_t off, len;
+};
+// Upper bound of the number of runs of a page (every other byte changed).
+constexpr size_t diff_max_runs(size_t page_bytes) { return page_bytes / 2 + 1; }
+
+// Finds the runs of page against twin into `runs` (capacity
+// diff_max_runs(page_bytes)), in increasing order; returns their number.
+// What diff_encode encodes and what one-sided diffs write, byte-exact.
+size_t diff_find_runs(const uint8_t *twin, const uint8_t *page, size_t page_bytes, DiffRun *runs);
+
 // Encodes page against twin into out (capacity diff_max_bytes(page_bytes)).
 // Returns the encoded length; 0 means the page is unchanged.
 size_t diff_encode(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint8_t *out);

@@ -3,10 +3,19 @@
 //   message:   the diffs for one home are packed into messages; the home's
 //              handler applies them, bumps the page versions and acks
 //              (async, ardmar);
-//   one_sided: each run is written straight into the home's copy, then the
-//              page's version word, right after that page's diff (DRAW,
-//              with the pipelining seed 000 §5.3.4 proposes); the home's
-//              CPU does nothing.
+//   one_sided: the runs are written straight into the home's copy, then the
+//              pages' version words (DRAW); the home's CPU does nothing.
+//              The runs of every page for one home go as one gathering
+//              write (fabric putv), straight from this node's copy (no
+//              encoded diff in between), and runs that meet across a page
+//              boundary become one piece: a page rewritten whole, and a
+//              row of such pages, is one contiguous write.  Runs are never
+//              merged over unchanged bytes: another node may have written
+//              those bytes at the home (false sharing, or a write ordered
+//              before this one by a lock), and rewriting them with this
+//              node's older values would lose that write.  `diff_ops`
+//              counts the pieces, the remote writes a NIC would issue.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -33,37 +42,75 @@ void append(std::vector<uint8_t> &b, const void *p, size_t n) {
 }
 }  // namespace
 
-void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval) {
-  if (pages.empty()) return;
-  std::vector<uint8_t> diff(diff_max_bytes(kPageBytes));
-  if (cfg_.diff == DiffAxis::one_sided) {
-    for (uint32_t p : pages) {
-      int home = home_[p];
-      size_t len = diff_encode(twin(p), region_->sys_page(p), kPageBytes, diff.data());
-      free_twin(p);
-      if (len) {
-        diff_for_each_run(diff.data(), len, kPageBytes, [&](size_t off, const uint8_t *bytes, size_t n) {
-          f_.put(home, data_seg_.id, (uint64_t)p * kPageBytes + off, bytes, n);
-        });
-        add(stats().diffs);
-        add(stats().diff_bytes, len);
+void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_t interval, bool keep,
+                                     std::vector<uint32_t> *changed) {
+  // By home, and by page within a home, so that runs can meet.
+  std::vector<uint32_t> order(pages);
+  std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+    return home_[a] != home_[b] ? home_[a] < home_[b] : a < b;
+  });
+  if (runs_buf_.size() < diff_max_runs(kPageBytes)) runs_buf_.resize(diff_max_runs(kPageBytes));
+  for (size_t i = 0; i < order.size();) {
+    int home = home_[order[i]];
+    pieces_.clear();
+    version_pieces_.clear();
+    for (; i < order.size() && home_[order[i]] == home; ++i) {
+      uint32_t p = order[i];
+      uint8_t *page = region_->sys_page(p);
+      size_t count = diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
+      if (!keep) free_twin(p);
+      size_t bytes = 0;
+      for (size_t r = 0; r < count; ++r) {
+        const DiffRun &run = runs_buf_[r];
+        uint64_t off = (uint64_t)p * kPageBytes + run.off;
+        bytes += run.len;
+        if (keep) memcpy(twin(p) + run.off, page + run.off, run.len);
+        // The system view is contiguous too, so meeting targets mean
+        // meeting sources.
+        if (!pieces_.empty() && pieces_.back().off + pieces_.back().n == off)
+          pieces_.back().n += run.len;
+        else
+          pieces_.push_back({off, page + run.off, run.len});
       }
-      f_.flush(home);  // the runs are visible before the version that announces them
-      f_.put(home, version_seg_.id, ((uint64_t)p * nodes_ + self_) * sizeof(uint32_t), &interval, sizeof interval);
+      if (count) {
+        add(stats().diffs);
+        add(stats().diff_bytes, bytes);
+        if (changed) changed->push_back(p);
+      }
+      // Even an empty diff bumps the version: readers wait for this interval.
+      version_pieces_.push_back({((uint64_t)p * nodes_ + self_) * sizeof(uint32_t), &interval, sizeof interval});
     }
-    f_.flush_all();
+    f_.putv(home, data_seg_.id, pieces_.data(), pieces_.size());
+    add(stats().diff_ops, pieces_.size());
+    f_.flush(home);  // the runs are visible before the versions that announce them
+    f_.putv(home, version_seg_.id, version_pieces_.data(), version_pieces_.size());
+  }
+  f_.flush_all();
+}
+
+void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval, bool keep,
+                           std::vector<uint32_t> *changed) {
+  if (pages.empty()) return;
+  if (cfg_.diff == DiffAxis::one_sided) {
+    propagate_diffs_one_sided(pages, interval, keep, changed);
     return;
   }
+  std::vector<uint8_t> diff(diff_max_bytes(kPageBytes));
   std::vector<std::vector<uint8_t>> out(nodes_);
   auto send = [&](int home) {
     diff_acks_pending_.fetch_add(1);
+    add(stats().diff_ops);
     f_.send(home, msg::kDiff, out[home].data(), out[home].size());
     out[home].clear();
   };
   for (uint32_t p : pages) {
     int home = home_[p];
     size_t len = diff_encode(twin(p), region_->sys_page(p), kPageBytes, diff.data());
-    free_twin(p);
+    if (keep)
+      memcpy(twin(p), region_->sys_page(p), kPageBytes);
+    else
+      free_twin(p);
+    if (len && changed) changed->push_back(p);
     // An empty diff still travels: the home must bump the page's version.
     if (out[home].empty()) append(out[home], &interval, sizeof interval);
     DiffEntry e{p, (uint32_t)len};

@@ -71,6 +71,21 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   pool_free_count_ = twin_pool_slots_;
   twin_slot_.assign(pages_, -1);
   written_.assign(pages_, 0);
+  maybe_written_.assign(pages_, 0);
+  if (cfg_.rewrites == RewriteAxis::compare) {
+    kept_.assign(pages_, 0);
+    kept_list_.assign(pages_, 0);
+  }
+  if (cfg_.home == HomeAxis::migrate) {
+    last_writer_.assign(pages_, kNoWriter);
+    epoch_writer_.assign(pages_, kNoWriter);
+    moves_.assign(pages_, 0);
+  }
+  if (cfg_.prefetch == PrefetchAxis::adaptive) {
+    pf_window_.assign(pages_, 0);
+    pf_origin_.assign(pages_, 0);
+    pf_limit_.assign(pages_, (uint8_t)kMaxPrefetchWindow);
+  }
   written_list_.assign(pages_, 0);
   untracked_.assign(pages_, 0);
   untracked_list_.assign(pages_, 0);
@@ -79,7 +94,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   forget_floor_.assign(nodes_, 0);
 
   using fabric::Message;
-  for (auto t : {msg::kFetchRequest, msg::kFetchReply, msg::kHomeQuery, msg::kHomeReply})
+  for (auto t : {msg::kFetchRequest, msg::kFetchReply, msg::kHomeQuery, msg::kHomeReply, msg::kHomesMoved})
     stats().classify(t, HandlerWork::page);
   for (auto t : {msg::kDiff, msg::kDiffAck}) stats().classify(t, HandlerWork::diff);
   f_.set_handler(msg::kFetchRequest, [this](const Message &m) { on_fetch_request(m); });
@@ -88,6 +103,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   f_.set_handler(msg::kDiffAck, [this](const Message &) { diff_acks_pending_.fetch_sub(1); });
   f_.set_handler(msg::kHomeQuery, [this](const Message &m) { on_home_query(m); });
   f_.set_handler(msg::kHomeReply, [this](const Message &m) { on_home_reply(m); });
+  f_.set_handler(msg::kHomesMoved, [this](const Message &m) { on_homes_moved(m); });
   f_.set_handler(msg::kNoticeQuery, [this](const Message &m) {
     VClock their;
     their.resize(m.len / 4);
@@ -154,7 +170,14 @@ void Hlrc::start() {
 }
 
 void Hlrc::finish() {
-  barrier();
+  barrier_impl(false);  // the job's last: moving homes now would only cost
+  if (nodes_ > 1 && cfg_.coherence == CoherenceAxis::software && cfg_.notices == NoticeAxis::lazy &&
+      cfg_.barrier == BarrierAxis::atomic) {
+    // Leaving an atomic barrier, nodes ask the writers for their notices; a
+    // writer that polls for messages (no handler thread) answers only while
+    // it waits in the protocol, so it waits here until everyone has them.
+    barrier_->wait(vc_bytes(), while_waiting());
+  }
   if (nodes_ > 1 && cfg_.coherence == CoherenceAxis::software) remove_fault_dispatch();
 }
 
@@ -174,6 +197,12 @@ void Hlrc::free_twin(size_t page) {
     twin_slot_[page] = -1;
   }
   has_twin_[page] = 0;
+}
+
+void Hlrc::uncount_copy(size_t page) {
+  if (!copied_[page]) return;
+  f_.fetch_add(home_[page], copies_seg_.id, page * sizeof(uint64_t), (uint64_t)-1);
+  copied_[page] = 0;
 }
 
 void Hlrc::note_written(size_t page) {
@@ -197,33 +226,69 @@ void Hlrc::make_writable(size_t page) {
   region_->protect(page, 1, Prot::read_write);
 }
 
-bool Hlrc::resolve_fault(size_t page, bool write, bool remote) {
+bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
   uint8_t st = state_[page];
-  if (write ? st == kWritable : st != kInvalid) return true;  // another thread got here first
+  if (st == kWritable || (st == kReadOnly && !write)) return true;  // another thread got here first
   int home = home_[page];
   if (home < 0) {
     if (!remote) return false;
     home = home_of(page);
   }
-  if (home != self_ && st == kInvalid) {
+  if (st == kPrefetched) {
+    // A sentinel: its window was used.  The next window, twice as large,
+    // comes now, ahead of the stream (page_fetch.cpp).
     if (!remote) return false;
-    fetch(page, home);
+    size_t window = pf_window_[page];
+    add(stats().prefetch_used, window);
+    pf_window_[page] = 0;
+    state_[page] = kReadOnly;
+    size_t next = std::min({2 * window, kMaxPrefetchWindow, (size_t)pf_limit_[page]});
+    if (next >= 2) {
+      size_t n = prefetch_candidates(page, home, next);
+      if (n) map_prefetched(page + 1, fetch_pages(page + 1, home, n - 1, false, can_poll), page);
+    }
+  } else if (home != self_ && st == kInvalid) {
+    if (!remote) return false;
+    size_t extra = 0;
+    if (cfg_.prefetch == PrefetchAxis::adaptive) {
+      // A stream starts with two misses in a row: one miss says nothing of
+      // the pages after it.
+      size_t window = std::min(kFirstPrefetchWindow, (size_t)pf_limit_[page]);
+      if (window >= 2 && page == last_miss_ + 1) extra = prefetch_candidates(page, home, window);
+      last_miss_ = page;
+    }
+    size_t got = fetch_pages(page, home, extra, true, can_poll);
+    if (got == 0) return false;
     add(stats().pages_fetched);
+    if (got > 1) map_prefetched(page + 1, got - 1, page);
   }
   add(write ? stats().write_faults : stats().read_faults);
   if (home == self_ && !copied_at_home(page)) {
-    // Nobody has a copy: the home may write without noticing (see hlrc.hpp).
-    state_[page] = kWritable;
-    if (!untracked_[page]) {
-      untracked_[page] = 1;
-      untracked_list_[untracked_count_++] = (uint32_t)page;
+    // Nobody has a copy: the home may write without noticing (see hlrc.hpp),
+    // and so it may the home pages after it that nobody has copied either:
+    // one fault and one protection change for a run of them.
+    size_t n = 1;
+    while (n < kHomeFaultRun && page + n < pages_ && home_[page + n] == self_ && state_[page + n] != kWritable &&
+           !copied_at_home(page + n))
+      ++n;
+    for (size_t q = page; q < page + n; ++q) {
+      state_[q] = kWritable;
+      if (!untracked_[q]) {
+        untracked_[q] = 1;
+        untracked_list_[untracked_count_++] = (uint32_t)q;
+      }
     }
-    region_->protect(page, 1, Prot::read_write);
+    region_->protect(page, n, Prot::read_write);
   } else if (write) {
     make_writable(page);
   } else {
-    state_[page] = kReadOnly;
-    region_->protect(page, 1, Prot::read);
+    // Reading needs no notice: home pages after it that were never mapped
+    // become readable with it (a home page's copy is always valid).
+    size_t n = 1;
+    if (home == self_)
+      while (n < kHomeFaultRun && page + n < pages_ && home_[page + n] == self_ && state_[page + n] == kInvalid) ++n;
+    for (size_t q = page; q < page + n; ++q) state_[q] = kReadOnly;
+    region_->protect(page, n, Prot::read);
   }
   return true;
 }
@@ -239,7 +304,7 @@ bool Hlrc::fault_in_signal(void *self, size_t page, bool write) {
     h->mu_.lock();
   else if (!h->mu_.try_lock())
     return false;
-  bool done = h->resolve_fault(page, write, remote);
+  bool done = h->resolve_fault(page, write, remote, false);
   h->mu_.unlock();
   return done;
 }
@@ -247,7 +312,7 @@ bool Hlrc::fault_in_signal(void *self, size_t page, bool write) {
 // Runs on the fault service thread while the faulting thread sleeps.
 void Hlrc::on_fault(size_t page, bool write) {
   std::lock_guard<FutexLock> g(mu_);
-  resolve_fault(page, write, true);
+  resolve_fault(page, write, true, true);
 }
 
 // Ends the open interval: write-protects what was written, sends the diffs
@@ -266,19 +331,27 @@ void Hlrc::close_interval() {
     if (copied_at_home(p)) {
       untracked_[p] = 0;
       untracked_list_[i] = untracked_list_[--untracked_count_];
-      note_written(p);
+      if (!written_[p]) {
+        maybe_written_[p] = 1;
+        note_written(p);
+      }
     } else {
       ++i;
     }
   }
-  if (written_count_ == 0) return;
+  const bool keep = cfg_.rewrites == RewriteAxis::compare;
+  ProtectionBatch batch(*region_);
+  if (keep) sweep_kept(batch);
+  if (written_count_ == 0) {
+    batch.apply();
+    return;
+  }
   uint32_t id = open_interval();
   std::vector<uint32_t> written(written_list_.begin(), written_list_.begin() + written_count_);
   written_count_ = 0;
-  ProtectionBatch batch(*region_);
   std::vector<uint32_t> dirty;
   for (uint32_t p : written) {
-    if (state_[p] == kWritable) {
+    if (state_[p] == kWritable && !keep) {
       state_[p] = kReadOnly;
       batch.set(p, Prot::read);
     }
@@ -286,14 +359,19 @@ void Hlrc::close_interval() {
   // Protect first: from here on a write by another thread faults and opens
   // the next interval instead of racing with the diff.
   batch.apply();
-  for (uint32_t p : written) {
+  for (uint32_t &p : written) {
     written_[p] = 0;
     if (home_[p] == self_)
       version(p, self_).store(id, std::memory_order_release);
     else if (has_twin_[p])
       dirty.push_back(p);
+    if (maybe_written_[p]) {
+      maybe_written_[p] = 0;
+      p |= kMaybeWritten;  // from here on `written` is the notice
+    }
   }
-  propagate_diffs(dirty, id);
+  propagate_diffs(dirty, id, keep);
+  if (keep) keep_written(written);
   publish_interval(id, written);
   notices_.add_own(self_, id, std::move(written));
 }
@@ -314,11 +392,19 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   std::vector<uint32_t> own_writes;
   for (const Interval &iv : fresh) {
     if ((int)iv.writer == self_) continue;
-    for (uint32_t p : iv.pages) {
+    for (uint32_t entry : iv.pages) {
+      uint32_t p = notice_page(entry);
       uint32_t &need = required(p)[iv.writer];
       need = std::max(need, iv.id);
-      if (home_[p] == self_ || state_[p] == kInvalid) continue;
+      if (home_[p] == self_) {
+        if (!kept_.empty() && kept_[p]) kept_home_page_written_elsewhere(p);
+        continue;
+      }
+      if (state_[p] == kInvalid) continue;
       if (has_twin_[p]) own_writes.push_back(p);
+      if (state_[p] == kPrefetched) prefetch_dropped(p);
+      if (!kept_.empty()) kept_[p] = 0;  // its twin goes with the diff below
+      uncount_copy(p);
       state_[p] = kInvalid;
       batch.set(p, Prot::none);
       add(stats().invalidations);
@@ -330,7 +416,12 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   // still names the page in its notices).
   std::sort(own_writes.begin(), own_writes.end());
   own_writes.erase(std::unique(own_writes.begin(), own_writes.end()), own_writes.end());
-  if (!own_writes.empty()) propagate_diffs(own_writes, open_interval());
+  if (own_writes.empty()) return;
+  // A kept page may not have been written in the open interval at all;
+  // those that were are named in its notices from now on.
+  std::vector<uint32_t> changed;
+  propagate_diffs(own_writes, open_interval(), false, &changed);
+  for (uint32_t p : changed) note_written(p);
 }
 
 void Hlrc::lock(int id) {
@@ -356,7 +447,7 @@ void Hlrc::unlock(int id) {
   locks_->release(id, cfg_.lock == LockAxis::atomic ? vc_bytes() : sync::Bytes{});
 }
 
-void Hlrc::barrier() {
+void Hlrc::barrier_impl(bool migrate) {
   if (nodes_ == 1) {  // nobody to meet, nothing to make coherent: every page is writable
     add(stats().barriers);
     return;
@@ -384,6 +475,7 @@ void Hlrc::barrier() {
     apply_notices(all);
   else
     catch_up(target);
+  if (migrate && cfg_.home == HomeAxis::migrate) migrate_homes(last_barrier_vc_, target);
   // Every node has caught up with the previous barrier before arriving at
   // this one, so nobody can still need what precedes it.
   notices_.forget_up_to(forget_floor_);

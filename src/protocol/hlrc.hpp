@@ -23,6 +23,12 @@
 //                sync/atomic_barrier  (remote atomics: timestamps only)
 //   notices      notice_propagation.cpp  lazy (grants, barriers, pulled from
 //                the writers) / pushed at release into every node's buffer
+//   home         home_migration.cpp   fixed / moved at barriers to a page's
+//                single writer
+//   prefetch     page_fetch.cpp       off / the next pages of a miss, with a
+//                history that turns it off where it was wasted
+//   rewrites     rewrite_detection.cpp  a fault per interval / written pages
+//                kept writable, compared with their twins at release
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -36,6 +42,7 @@
 #include "fabric/fabric.hpp"
 #include "memory/protection_batch.hpp"
 #include "memory/region.hpp"
+#include "protocol/diff.hpp"
 #include "protocol/notices.hpp"
 #include "protocol/presets.hpp"
 #include "rdsm.h"
@@ -60,7 +67,7 @@ class Hlrc {
   void lock(int id);
   void unlock(int id);
   int lock_count() const { return locks_->lock_count(); }
-  void barrier();
+  void barrier() { barrier_impl(true); }
   void release();
   void acquire();
 
@@ -76,13 +83,18 @@ class Hlrc {
   const fabric::Segment &data_segment() const { return data_seg_; }
 
  private:
-  enum PageState : uint8_t { kInvalid = 0, kReadOnly = 1, kWritable = 2 };
+  // kPrefetched: a valid copy brought by prefetch, left inaccessible so that
+  // the first access says the prefetch window was used (page_fetch.cpp).
+  enum PageState : uint8_t { kInvalid = 0, kReadOnly = 1, kWritable = 2, kPrefetched = 3 };
+  static constexpr size_t kFirstPrefetchWindow = 4;  // GeNIMA's N
+  static constexpr size_t kMaxPrefetchWindow = 64;   // pages per fault, at most
 
   // ---- faults and intervals (hlrc.cpp)
   // Makes the faulting access possible; mu_ held.  `remote` allows home
-  // claims and fetches.  Returns false (changing nothing) when it needs
-  // what it may not do.
-  bool resolve_fault(size_t page, bool write, bool remote);
+  // claims and fetches; `can_poll` allows running this node's message
+  // handlers while a fetch waits (not in the signal handler).  Returns false
+  // (changing nothing) when it needs what it may not do.
+  bool resolve_fault(size_t page, bool write, bool remote, bool can_poll);
   // On the fault service thread: may do anything.
   void on_fault(size_t page, bool write);
   // In the signal handler: only async-signal-safe work (the futex lock mu_,
@@ -93,6 +105,10 @@ class Hlrc {
   // Makes an accessible page writable (twin if not home); mu_ held.
   void make_writable(size_t page);
   void note_written(size_t page);
+  // This node's copy of a page is gone: it stops counting at the home.
+  void uncount_copy(size_t page);
+  // Home pages a fault may map at once with the faulting one.
+  static constexpr size_t kHomeFaultRun = 64;
   uint8_t *twin(size_t page) {
     int32_t slot = twin_slot_[page];
     return slot >= 0 ? twin_pool_ + (size_t)slot * kPageBytes : twins_ + page * kPageBytes;
@@ -109,6 +125,20 @@ class Hlrc {
   bool versions_cover(const uint32_t *have, const uint32_t *need) const;
   void free_twin(size_t page);
 
+  // `migrate`: whether this barrier may move homes (not the job's last).
+  void barrier_impl(bool migrate);
+
+  // ---- home axis (home_migration.cpp)
+  // At a barrier, once every interval up to `target` is known here: moves
+  // the home of each page written by one node alone since the previous
+  // barrier to that node.  Every node decides the same from the same
+  // notices, so no message is needed.
+  void migrate_homes(const VClock &since, const VClock &target);
+  // Applies one move of page p's home to node w; mu_ held.
+  void move_home(size_t page, int to, const VClock &target, ProtectionBatch &batch,
+                 std::vector<uint32_t> &became_home);
+  void on_homes_moved(const fabric::Message &m);
+
   // ---- home claim axis (home_directory.cpp)
   int home_of(size_t page);
   int claim_home(size_t page);
@@ -116,10 +146,25 @@ class Hlrc {
   void on_home_reply(const fabric::Message &m);
 
   // ---- page fetch axis (page_fetch.cpp)
-  void fetch(size_t page, int home);
+  // Brings `page` from `home` (when `demand`, waiting until the home's copy
+  // is new enough) and up to `extra` pages after it that this node lacks,
+  // of the same home and already new enough there.  Returns how many pages
+  // were fetched: 1 + the extras when `demand`, else 0..extra+1; 0 also
+  // when a demanded page is long in coming and `can_poll` is false (the
+  // caller hands the fault to a thread that can poll).
+  size_t fetch_pages(size_t page, int home, size_t extra, bool demand, bool can_poll);
+  // The pages after `page` that a fetch may bring along, at most `limit`.
+  size_t prefetch_candidates(size_t page, int home, size_t limit);
+  // Maps a run fetched ahead of use: all readable but the last, which is
+  // left inaccessible as the window's sentinel; `origin` started the window.
+  void map_prefetched(size_t first, size_t count, size_t origin);
+  // A sentinel dropped untouched: its window was wasted; its origin
+  // prefetches less (not at all, eventually) next time.
+  void prefetch_dropped(size_t page);
+  void fetch_by_message(size_t page, int home, size_t count);
   void on_fetch_request(const fabric::Message &m);
   void on_fetch_reply(const fabric::Message &m);
-  void serve_fetch(int requester, size_t page);
+  void serve_fetch(int requester, size_t page, size_t count, const uint32_t *need);
   void serve_deferred_fetches(size_t page);
 
   // ---- notice axis (notice_propagation.cpp)
@@ -138,10 +183,30 @@ class Hlrc {
   std::function<void()> while_waiting();
   sync::Bytes vc_bytes() const;
 
+  // ---- rewrite axis (rewrite_detection.cpp)
+  // At release: kept pages written again are noted; the others are
+  // write-protected (into `batch`) and their twins freed.
+  void sweep_kept(ProtectionBatch &batch);
+  // After release: the written pages still writable are kept, with twins.
+  void keep_written(const std::vector<uint32_t> &written);
+  void unkeep(size_t page);
+  // An acquire learnt that another node wrote this kept home page.
+  void kept_home_page_written_elsewhere(size_t page);
+  std::vector<uint8_t> kept_;
+  std::vector<uint32_t> kept_list_;  // may hold pages dropped since; capacity = pages
+  size_t kept_count_ = 0;
+
   // ---- diff axis (diff_propagation.cpp)
-  // Diffs the given dirty pages against their twins (freeing the twins) and
-  // makes every diff visible at its home before returning.
-  void propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval);
+  // Diffs the given dirty pages against their twins and makes every diff
+  // visible at its home before returning.  The twins are freed, or, with
+  // `keep`, brought up to date (the pages stay writable).  Pages whose diff
+  // was not empty are added to `changed` when given.
+  void propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval, bool keep = false,
+                       std::vector<uint32_t> *changed = nullptr);
+  void propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_t interval, bool keep,
+                                 std::vector<uint32_t> *changed);
+  std::vector<DiffRun> runs_buf_;  // scratch of propagate_diffs_one_sided
+  std::vector<fabric::Fabric::Piece> pieces_, version_pieces_;
   void on_diff(const fabric::Message &m);
 
   fabric::Fabric &f_;
@@ -149,12 +214,15 @@ class Hlrc {
   ProtocolConfig cfg_;
   int self_, nodes_;
 
-  // Home pages nobody has copied need no write notices: a later fetch gets
-  // the home's copy as it is.  So the home leaves such pages writable
+  // Home pages nobody has a copy of need no write notices: a later fetch
+  // gets the home's copy as it is.  So the home leaves such pages writable
   // ("untracked") and skips their write faults; every fetch first counts
   // itself in the home's `copies` word (remote fetch-and-add, or the home's
   // handler), and at each release the home starts tracking the pages that
-  // were copied meanwhile, naming them in that interval's notices.
+  // were copied meanwhile, naming them in that interval's notices.  A node
+  // whose copy is invalidated counts itself out again, so that a page goes
+  // back to untracked at the home's next write fault once no copy is left
+  // (the word counts live copies; `copied_` says this node's is counted).
   fabric::Segment data_seg_, dir_seg_, version_seg_, copies_seg_;
   bool copied_at_home(size_t page) {
     return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[page])
@@ -186,6 +254,7 @@ class Hlrc {
   size_t pool_free_count_ = 0;
   std::vector<int32_t> twin_slot_;   // pool slot of each twinned page, or -1
   std::vector<uint8_t> written_;        // written in the open interval
+  std::vector<uint8_t> maybe_written_;  // ... only as far as the untracked home knows
   std::vector<uint32_t> written_list_;  // the same pages, in order; capacity = pages
   size_t written_count_ = 0;
 
@@ -204,6 +273,7 @@ class Hlrc {
 
   // Replies awaited by the fault service thread or the application thread.
   std::atomic<int64_t> fetched_page_{-1};
+  std::atomic<uint32_t> fetched_count_{0};
   std::atomic<int64_t> home_reply_page_{-1};
   std::atomic<int> home_reply_value_{-1};
   std::atomic<int> diff_acks_pending_{0};
@@ -213,9 +283,23 @@ class Hlrc {
   // Home side, touched only by handlers (serialised by the fabric).
   struct DeferredFetch {
     int requester;
-    std::vector<uint32_t> need;
+    uint32_t count;              // pages asked for: the page and the ones after it
+    std::vector<uint32_t> need;  // count x nodes
   };
   std::unordered_map<uint32_t, std::vector<DeferredFetch>> deferred_;
+
+  // Home migration (home_migration.cpp); identical at every node, since
+  // every node computes them from the same notices.
+  static constexpr int16_t kNoWriter = -1, kManyWriters = -2;
+  std::vector<int16_t> last_writer_;   // the single writer of the page's last written epoch
+  std::vector<int16_t> epoch_writer_;  // scratch: the writer(s) of this epoch
+  std::vector<uint8_t> moves_;         // how often the page's home has moved
+
+  // Adaptive prefetch (page_fetch.cpp), per page.
+  std::vector<uint8_t> pf_window_;   // a sentinel: the size of the window it ends
+  std::vector<uint32_t> pf_origin_;  // a sentinel: the page whose fault started its window
+  std::vector<uint8_t> pf_limit_;    // the largest window a fault on this page may start
+  size_t last_miss_ = SIZE_MAX - 1;  // the page of the latest miss that fetched
 };
 
 }  // namespace rdsm

@@ -85,9 +85,16 @@ void Hlrc::gather_homes(size_t pages) {
   if (nodes_ == 1 || cfg_.coherence == CoherenceAxis::hardware) return;  // all of it is here already
   pages = std::min(pages, pages_);
   for (size_t p = 0; p < pages; ++p) {
-    uint64_t word = f_.atomic_load((int)(p % nodes_), dir_seg_.id, p * sizeof(uint64_t));
-    if (word == 0 || (int)(word - 1) == self_) continue;  // never touched, or homed here
-    f_.get((int)(word - 1), data_seg_.id, p * kPageBytes, region_->sys_page(p), kPageBytes);
+    // A home this node knows is current (moves are known to every node at
+    // once); the directory is asked only about pages it never looked up.
+    int home = home_[p];
+    if (home < 0) {
+      uint64_t word = f_.atomic_load((int)(p % nodes_), dir_seg_.id, p * sizeof(uint64_t));
+      if (word == 0) continue;  // never touched
+      home = (int)(word - 1);
+    }
+    if (home == self_) continue;
+    f_.get(home, data_seg_.id, p * kPageBytes, region_->sys_page(p), kPageBytes);
   }
 }
 

@@ -11,4 +11,5 @@ constexpr fabric::MsgType kHomeQuery = 20;
 constexpr fabric::MsgType kHomeReply = 21;
 constexpr fabric::MsgType kNoticeQuery = 22;
 constexpr fabric::MsgType kNoticeReply = 23;
+constexpr fabric::MsgType kHomesMoved = 24;  // to itself: serve fetches that waited for a migration
 }  // namespace rdsm::msg

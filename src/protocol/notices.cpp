@@ -110,6 +110,14 @@ NoticeSet NoticeStore::of_writer(int writer, uint32_t after) const {
   return s;
 }
 
+void NoticeStore::visit(const VClock &after, const VClock &upto,
+                        const std::function<void(const Interval &)> &f) const {
+  std::lock_guard<std::mutex> g(mu_);
+  for (size_t w = 0; w < log_.size() && w < after.size() && w < upto.size(); ++w)
+    for (const auto &iv : log_[w])
+      if (iv.id > after[w] && iv.id <= upto[w]) f(iv);
+}
+
 void NoticeStore::forget_up_to(const VClock &floor) {
   std::lock_guard<std::mutex> g(mu_);
   for (size_t w = 0; w < log_.size() && w < floor.size(); ++w)

@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -20,8 +21,14 @@ using VClock = std::vector<uint32_t>;
 struct Interval {
   uint32_t writer;
   uint32_t id;
-  std::vector<uint32_t> pages;
+  std::vector<uint32_t> pages;  // page numbers, some with kMaybeWritten
 };
+
+// Marks a page an interval names only because its home may have written it
+// while nobody held a copy (untracked home pages, hlrc.hpp): readers
+// invalidate it like any other, home migration does not count it as a write.
+constexpr uint32_t kMaybeWritten = 0x80000000u;
+inline uint32_t notice_page(uint32_t entry) { return entry & ~kMaybeWritten; }
 
 // Wire format of a notice set: [u32 n][n x u32 vc][u32 count] then count x
 // ([u32 writer][u32 id][u32 npages][npages x u32 page]).
@@ -47,6 +54,9 @@ class NoticeStore {
   NoticeSet since(const VClock &since) const;
   // Known intervals of one writer with id > after.
   NoticeSet of_writer(int writer, uint32_t after) const;
+  // Calls f(interval) for every known interval of any writer w with
+  // after[w] < id <= upto[w], the store locked meanwhile.
+  void visit(const VClock &after, const VClock &upto, const std::function<void(const Interval &)> &f) const;
   // Forgets intervals every node is known to have.
   void forget_up_to(const VClock &floor);
 

@@ -7,6 +7,19 @@
 //              home runs (ARDMAR, GeNIMA's remote fetch).  The home makes
 //              diffs visible before the version that announces them, so a
 //              page read after a sufficient version holds those diffs.
+//
+// Prefetch axis (GeNIMA's prefetch, seed 003 §1.5.1): `adaptive` brings,
+// with a missing page, the pages after it that this node also lacks (same
+// home, already new enough there), in the same read and one protection
+// change.  The window's last page, the sentinel, is fetched but left
+// inaccessible: touching it is the proof that the window was used, and it
+// fetches the next window, twice as large (a sequential stream ramps up to
+// kMaxPrefetchWindow pages per fault).  A sentinel invalidated or dropped untouched
+// marks its window wasted, and the page whose fault started the window
+// starts at most half as much next time, nothing once that is under two
+// pages: the false-prefetch history.  Used and wasted count whole windows
+// (a window read up to its sentinel, or not).
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <sched.h>
@@ -20,33 +33,108 @@
 namespace rdsm {
 
 namespace {
+constexpr size_t kVersionWords = 4096; // version words read per get (a stack buffer)
+
 struct FetchHeader {
   uint32_t page;
+  uint32_t count;  // request: pages asked for; reply: pages that follow
 };
 }  // namespace
 
-void Hlrc::fetch(size_t page, int home) {
-  uint8_t *dst = region_->sys_page(page);
-  const uint32_t *need = required(page);
-  // No allocation here: this may run in the signal handler (hlrc.hpp).
-  if (cfg_.fetch == FetchAxis::one_sided) {
-    if (!copied_[page]) {
-      // Counted before the page is read: the home then notices its writes.
-      f_.fetch_add(home, copies_seg_.id, page * sizeof(uint64_t), 1);
-      copied_[page] = 1;
+size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
+  size_t n = 0;
+  while (n < limit) {
+    size_t q = page + 1 + n;
+    if (q >= pages_ || state_[q] != kInvalid || has_twin_[q]) break;
+    int hq = home_[q];
+    if (hq < 0 && cfg_.claim == HomeClaimAxis::cas) {
+      // A home this node never asked for: the directory word tells it
+      // without claiming the page (0 means nobody has: stop there).
+      uint64_t word = f_.atomic_load((int)(q % nodes_), dir_seg_.id, q * sizeof(uint64_t));
+      if (word) home_[q] = (int16_t)(hq = (int)(word - 1));
     }
-    uint32_t have[kMaxNodes];
-    for (unsigned attempt = 0;; ++attempt) {
-      f_.get(home, version_seg_.id, page * nodes_ * sizeof(uint32_t), have, nodes_ * sizeof(uint32_t));
-      if (versions_cover(have, need)) break;
-      if (attempt > 64) sched_yield();  // the diff is on its way; let its writer run
-    }
-    std::atomic_thread_fence(std::memory_order_acquire);  // the page is read after its version
-    f_.get(home, data_seg_.id, page * kPageBytes, dst, kPageBytes);
-    return;
+    if (hq != home) break;
+    ++n;
   }
-  FetchHeader h{(uint32_t)page};
-  iovec req[2] = {{&h, sizeof h}, {const_cast<uint32_t *>(need), nodes_ * sizeof(uint32_t)}};
+  return n;
+}
+
+void Hlrc::map_prefetched(size_t first, size_t count, size_t origin) {
+  if (count == 0) return;
+  add(stats().prefetched, count);
+  for (size_t i = 0; i + 1 < count; ++i) state_[first + i] = kReadOnly;
+  if (count > 1) region_->protect(first, count - 1, Prot::read);
+  size_t s = first + count - 1;
+  state_[s] = kPrefetched;  // stays inaccessible
+  pf_window_[s] = (uint8_t)count;
+  pf_origin_[s] = (uint32_t)origin;
+}
+
+void Hlrc::prefetch_dropped(size_t page) {
+  if (pf_window_.empty() || pf_window_[page] == 0) return;
+  add(stats().prefetch_wasted, pf_window_[page]);
+  pf_limit_[pf_origin_[page]] = (uint8_t)(pf_window_[page] / 2);
+  pf_window_[page] = 0;
+}
+
+// No allocation here: this may run in the signal handler (hlrc.hpp).
+size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool can_poll) {
+  if (cfg_.fetch == FetchAxis::message) {
+    // The home's handler waits for the first page's diffs either way: with
+    // message diffs a notice is known only after its diffs were applied, so
+    // the wait is short even for a page fetched ahead.  The handler counted
+    // every page it sent.
+    fetch_by_message(page, home, 1 + extra);
+    size_t got = fetched_count_.load(std::memory_order_acquire);
+    for (size_t i = 0; i < got; ++i) copied_[page + i] = 1;
+    return got;
+  }
+  size_t total = 1 + extra;
+  for (size_t i = 0; i < total; ++i) {
+    if (copied_[page + i]) continue;
+    // Counted before the page is read: the home then notices its writes.
+    f_.fetch_add(home, copies_seg_.id, (page + i) * sizeof(uint64_t), 1);
+    copied_[page + i] = 1;
+  }
+  uint32_t have[kVersionWords];
+  size_t per = (size_t)nodes_, batch = std::max<size_t>(1, kVersionWords / per);
+  size_t ok = 0;  // pages [page, page + ok) are new enough at the home
+  while (ok < total) {
+    size_t n = std::min(batch, total - ok);
+    for (unsigned attempt = 0;; ++attempt) {
+      f_.get(home, version_seg_.id, (page + ok) * per * sizeof(uint32_t), have, n * per * sizeof(uint32_t));
+      // Only the demanded page is waited for; a page fetched ahead that is
+      // not new enough yet ends the run (it is fetched when missed).
+      if (!demand || ok > 0 || versions_cover(have, required(page))) break;
+      if (attempt > 64) {
+        // The page is on its way: a diff, or a new home taking over at a
+        // barrier (home_migration.cpp).  The new home may be waiting for
+        // this node to answer a message, which in poll mode only a polling
+        // thread does: the signal handler gives the fault to one.
+        if (!can_poll && attempt > 1024) {
+          for (size_t i = 0; i < total; ++i) uncount_copy(page + i);
+          return 0;
+        }
+        if (can_poll) f_.poll();
+        sched_yield();
+      }
+    }
+    size_t j = 0;
+    while (j < n && versions_cover(have + j * per, required(page + ok + j))) ++j;
+    ok += j;
+    if (j < n) break;
+  }
+  for (size_t i = ok; i < total; ++i) uncount_copy(page + i);  // not fetched after all
+  if (ok == 0) return 0;
+  std::atomic_thread_fence(std::memory_order_acquire);  // the pages are read after their versions
+  f_.get(home, data_seg_.id, page * kPageBytes, region_->sys_page(page), ok * kPageBytes);
+  return ok;
+}
+
+void Hlrc::fetch_by_message(size_t page, int home, size_t count) {
+  // The need vectors of consecutive pages are consecutive in required_.
+  FetchHeader h{(uint32_t)page, (uint32_t)count};
+  iovec req[2] = {{&h, sizeof h}, {required(page), count * nodes_ * sizeof(uint32_t)}};
   fetched_page_.store(-1);
   f_.sendv(home, msg::kFetchRequest, req, 2);
   f_.wait([&] { return fetched_page_.load(std::memory_order_acquire) == (int64_t)page; });
@@ -54,22 +142,38 @@ void Hlrc::fetch(size_t page, int home) {
 
 void Hlrc::on_fetch_request(const fabric::Message &m) {
   FetchHeader h;
+  if (m.len < sizeof h) fatal("internal error: short fetch request from node %d", m.src);
   memcpy(&h, m.data, sizeof h);
-  std::vector<uint32_t> need(nodes_);
-  memcpy(need.data(), static_cast<const uint8_t *>(m.data) + sizeof h, nodes_ * sizeof(uint32_t));
+  if (h.count == 0 || h.page + (uint64_t)h.count > pages_ || m.len != sizeof h + (size_t)h.count * nodes_ * 4)
+    fatal("internal error: malformed fetch request from node %d", m.src);
+  std::vector<uint32_t> need((size_t)h.count * nodes_);
+  memcpy(need.data(), static_cast<const uint8_t *>(m.data) + sizeof h, need.size() * sizeof(uint32_t));
   std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[h.page])
       .fetch_add(1, std::memory_order_seq_cst);
   std::vector<uint32_t> have(nodes_);
   for (int w = 0; w < nodes_; ++w) have[w] = version(h.page, w).load(std::memory_order_acquire);
   if (versions_cover(have.data(), need.data()))
-    serve_fetch(m.src, h.page);
+    serve_fetch(m.src, h.page, h.count, need.data());
   else
-    deferred_[h.page].push_back(DeferredFetch{m.src, std::move(need)});
+    deferred_[h.page].push_back(DeferredFetch{m.src, h.count, std::move(need)});
 }
 
-void Hlrc::serve_fetch(int requester, size_t page) {
-  FetchHeader h{(uint32_t)page};
-  iovec iov[2] = {{&h, sizeof h}, {region_->sys_page(page), kPageBytes}};
+// The first page is new enough; the ones after it go along while they are.
+void Hlrc::serve_fetch(int requester, size_t page, size_t count, const uint32_t *need) {
+  size_t k = 1;
+  std::vector<uint32_t> have(nodes_);
+  for (; k < count; ++k) {
+    size_t q = page + k;
+    // Counted before it is read, as the first page was (hlrc.hpp).
+    std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[q]).fetch_add(1, std::memory_order_seq_cst);
+    for (int w = 0; w < nodes_; ++w) have[w] = version(q, w).load(std::memory_order_acquire);
+    if (!versions_cover(have.data(), need + k * nodes_)) {
+      std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[q]).fetch_sub(1, std::memory_order_seq_cst);
+      break;
+    }
+  }
+  FetchHeader h{(uint32_t)page, (uint32_t)k};
+  iovec iov[2] = {{&h, sizeof h}, {region_->sys_page(page), k * kPageBytes}};
   f_.sendv(requester, msg::kFetchReply, iov, 2);
 }
 
@@ -81,7 +185,7 @@ void Hlrc::serve_deferred_fetches(size_t page) {
   auto &list = it->second;
   for (size_t i = 0; i < list.size();) {
     if (versions_cover(have.data(), list[i].need.data())) {
-      serve_fetch(list[i].requester, page);
+      serve_fetch(list[i].requester, page, list[i].count, list[i].need.data());
       list[i] = std::move(list.back());
       list.pop_back();
     } else {
@@ -93,11 +197,14 @@ void Hlrc::serve_deferred_fetches(size_t page) {
 
 void Hlrc::on_fetch_reply(const fabric::Message &m) {
   FetchHeader h;
-  if (m.len != sizeof h + kPageBytes) fatal("internal error: page reply of %zu bytes", m.len);
+  if (m.len < sizeof h) fatal("internal error: short page reply");
   memcpy(&h, m.data, sizeof h);
-  // The page is invalid in the application view while it is fetched, so
-  // writing the system view here races with nothing.
-  memcpy(region_->sys_page(h.page), static_cast<const uint8_t *>(m.data) + sizeof h, kPageBytes);
+  if (h.count == 0 || m.len != sizeof h + (size_t)h.count * kPageBytes)
+    fatal("internal error: page reply of %zu bytes for %u pages", m.len, h.count);
+  // The pages are invalid in the application view while they are fetched,
+  // so writing the system view here races with nothing.
+  memcpy(region_->sys_page(h.page), static_cast<const uint8_t *>(m.data) + sizeof h, (size_t)h.count * kPageBytes);
+  fetched_count_.store(h.count, std::memory_order_relaxed);
   fetched_page_.store(h.page, std::memory_order_release);
 }
 

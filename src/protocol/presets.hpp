@@ -13,6 +13,11 @@ enum class DiffAxis { message, one_sided };    // diffs: packed message applied 
 enum class LockAxis { manager, atomic };       // locks: manager handler / remote atomics
 enum class NoticeAxis { lazy, eager_push };    // write notices: with grants and barriers / pushed at release
 enum class BarrierAxis { manager, atomic };    // barrier: manager handler / remote atomics
+enum class HomeAxis { fixed, migrate };        // a page's home: where placed / moves to its single writer
+enum class PrefetchAxis { off, adaptive };     // on a miss: fetch that page only / also the next ones
+// A page written again in the next interval: a write fault tells (fault), or
+// it stays writable and a comparison with its twin at release tells (compare).
+enum class RewriteAxis { fault, compare };
 // software: the DSM keeps copies coherent; hardware: every node maps the same
 // memory and the machine keeps it coherent (the limit a DSM is measured against).
 enum class CoherenceAxis { software, hardware };
@@ -27,8 +32,13 @@ struct ProtocolConfig {
   BarrierAxis barrier;
   const char *description;
   CoherenceAxis coherence = CoherenceAxis::software;
+  HomeAxis home = HomeAxis::fixed;
+  PrefetchAxis prefetch = PrefetchAxis::off;
+  RewriteAxis rewrites = RewriteAxis::fault;
 };
 
+// The preset used when none is named.
+constexpr const char *kDefaultProtocol = "rdsm";
 // Every preset, in the order they are listed to users.
 const std::vector<ProtocolConfig> &protocol_presets();
 // The preset of that name, or nullptr.
@@ -38,7 +48,8 @@ std::string protocol_names();
 
 // Applies axis choices to a preset: "lock=atomic,barrier=atomic" (axes:
 // fetch=message|one-sided, claim=message|cas, diff=message|one-sided,
-// lock=manager|atomic, notices=lazy|eager, barrier=manager|atomic).  The
+// lock=manager|atomic, notices=lazy|eager, barrier=manager|atomic,
+// home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare).  The
 // name becomes "preset+axis=value,...".  Returns false and sets `error` on
 // an unknown axis or value.
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error);

@@ -11,7 +11,7 @@ void Stats::reset() {
   for (Counter *c : {&data_wait_ns, &lock_wait_ns, &barrier_wait_ns, &barrier_protocol_ns, &handler_ns,
                      &read_faults, &write_faults, &pages_fetched, &twins, &diffs, &diff_bytes,
                      &messages_sent, &message_bytes, &one_sided_ops, &invalidations, &lock_acquires,
-                     &barriers})
+                     &barriers, &diff_ops, &migrations, &prefetched, &prefetch_used, &prefetch_wasted})
     c->store(0, std::memory_order_relaxed);
   for (Counter &c : handler_ns_by_type) c.store(0, std::memory_order_relaxed);
   start_ns.store(now_ns(), std::memory_order_relaxed);
@@ -49,6 +49,11 @@ rdsm_stats Stats::snapshot() const {
   s.invalidations = ld(invalidations);
   s.lock_acquires = ld(lock_acquires);
   s.barriers = ld(barriers);
+  s.diff_ops = ld(diff_ops);
+  s.migrations = ld(migrations);
+  s.prefetched = ld(prefetched);
+  s.prefetch_used = ld(prefetch_used);
+  s.prefetch_wasted = ld(prefetch_wasted);
   return s;
 }
 
@@ -61,7 +66,9 @@ void stats_accumulate(rdsm_stats &into, const rdsm_stats &s) {
   for (uint64_t rdsm_stats::*f :
        {&rdsm_stats::read_faults, &rdsm_stats::write_faults, &rdsm_stats::pages_fetched, &rdsm_stats::twins,
         &rdsm_stats::diffs, &rdsm_stats::diff_bytes, &rdsm_stats::messages_sent, &rdsm_stats::message_bytes,
-        &rdsm_stats::one_sided_ops, &rdsm_stats::invalidations, &rdsm_stats::lock_acquires, &rdsm_stats::barriers})
+        &rdsm_stats::one_sided_ops, &rdsm_stats::invalidations, &rdsm_stats::lock_acquires, &rdsm_stats::barriers,
+        &rdsm_stats::diff_ops, &rdsm_stats::migrations, &rdsm_stats::prefetched, &rdsm_stats::prefetch_used,
+        &rdsm_stats::prefetch_wasted})
     into.*f += s.*f;
 }
 

@@ -2,8 +2,9 @@
 # fail_node.sh RDSM FAIL_NODE MODE
 #
 # Runs fail_node as a job of 4 nodes in which node 2 fails (MODE: segv,
-# exit3, nofinalize, or sigkill: the node hangs and the test kills it with
-# SIGKILL).  The launcher must name node 2 and the cause, exit with the
+# exit3, nofinalize, sigkill: the node hangs and the test kills it with
+# SIGKILL, or migrate: fault injection kills it in the middle of moving
+# page homes; the environment chooses a protocol with home=migrate).  The launcher must name node 2 and the cause, exit with the
 # right status within 2 s of the failure, and leave no process of the job
 # and nothing in /dev/shm behind.
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +26,11 @@ case $MODE in
   nofinalize)
     want_status=nonzero
     want_msg='node 2 \(pid [0-9]+\) exited without calling rdsm_finalize'
+    ;;
+  migrate)
+    export RDSM_FAULT=home_migration:2
+    want_status=137
+    want_msg='node 2 \(pid [0-9]+\) was killed by signal 9 \(SIGKILL\)'
     ;;
   sigkill)
     want_status=137
@@ -59,6 +65,9 @@ fi
 
 expect_status "$want_status"
 expect_stderr "^rdsm: error: $want_msg"
+if [ "$MODE" = migrate ]; then
+  expect_stderr '^rdsm\[node 2\]: fault injection: node 2 dies at home_migration'
+fi
 ms=$(elapsed_ms "$t0" "$END_US")
 [ "$ms" -le 2000 ] || fail "the launcher ended ${ms} ms after the failure (limit 2000 ms)"
 check_no_leftovers

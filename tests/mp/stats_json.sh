@@ -37,19 +37,22 @@ check(len(nodes) == 3, "%d per_node entries" % len(nodes))
 check(sorted(n["rank"] for n in nodes) == [0, 1, 2], "ranks are %r" % [n["rank"] for n in nodes])
 fields = ("total", "compute", "data_wait", "lock_wait", "barrier_wait", "barrier_protocol", "handler",
           "read_faults", "write_faults", "pages_fetched", "twins", "diffs", "diff_bytes",
-          "messages_sent", "message_bytes", "one_sided_ops", "invalidations", "lock_acquires", "barriers")
+          "messages_sent", "message_bytes", "one_sided_ops", "invalidations", "lock_acquires", "barriers",
+          "diff_ops", "migrations", "prefetched", "prefetch_used", "prefetch_wasted")
 for n in nodes:
     for f in fields:
         check(f in n, "node %d has no %s" % (n["rank"], f))
         check(isinstance(n[f], (int, float)) and n[f] >= 0, "node %d: %s is %r" % (n["rank"], f, n[f]))
 PY
 
-# The summary: a first line, then the times and the counts of every node.
+# The summary: a first line, then the times, the counts and the protocol's
+# counts of every node.
 expect_stderr '^rdsm: protocol [a-z0-9_-]+, handler (interrupt|poll), 3 nodes, fabric [a-z0-9_-]+, wall time [0-9.]+ s$'
 expect_stderr '^node +total\(s\) +compute +data wait +lock wait +barrier wait +barrier proto +handler$'
 expect_stderr '^node +read faults +write faults +fetches +twins +diffs +diff KiB +messages +msg KiB +one-sided$'
+expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted$'
 for row in 0 1 2 mean; do
-  [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/err")" -eq 2 ] || fail "the summary does not have two rows for $row"
+  [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/err")" -eq 3 ] || fail "the summary does not have three rows for $row"
 done
 width=$(awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }' "$MP_TMP/err")
 [ "$width" -le 120 ] || fail "the summary is $width columns wide"

@@ -20,11 +20,29 @@ rdsm_mp_test(interrupt_plain_term 30 interrupt.sh ${RDSM_MP_EXE} TERM)
 
 # A node that fails while the others wait in a barrier, under every
 # protocol preset (the launcher takes the preset from RDSM_PROTOCOL).
-foreach(protocol async ardmar draw newgen genima hw)
+foreach(protocol async ardmar draw newgen genima rdsm hw)
   foreach(mode segv exit3 nofinalize sigkill)
     rdsm_mp_test(fail_${mode}.${protocol} 40 fail_node.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_fail_node> ${mode})
     set_tests_properties(mp.fail_${mode}.${protocol} PROPERTIES ENVIRONMENT RDSM_PROTOCOL=${protocol})
   endforeach()
+endforeach()
+
+# A node that dies in the middle of moving page homes, under the default
+# preset and under the message-based baseline with migration.
+foreach(variant "rdsm:" "async:home=migrate" "genima:home=migrate")
+  string(REPLACE ":" ";" parts "${variant}")
+  list(GET parts 0 protocol)
+  list(LENGTH parts n)
+  set(axes "")
+  if(n GREATER 1)
+    list(GET parts 1 axes)
+  endif()
+  set(name fail_migrate.${protocol})
+  if(axes)
+    set(name ${name}+${axes})
+  endif()
+  rdsm_mp_test(${name} 40 fail_node.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_fail_node> migrate)
+  set_tests_properties(mp.${name} PROPERTIES ENVIRONMENT "RDSM_PROTOCOL=${protocol};RDSM_AXES=${axes}")
 endforeach()
 
 # The launcher interrupted while every node waits.

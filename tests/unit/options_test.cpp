@@ -30,7 +30,7 @@ TEST(Options, DefaultsWithoutLauncher) {
   Options o = options_from_environment();
   EXPECT_FALSE(o.launched);
   EXPECT_EQ(o.nodes, 1);
-  EXPECT_EQ(o.protocol, "async");
+  EXPECT_EQ(o.protocol, "rdsm");
 }
 
 TEST(Options, BadValuesNameTheVariable) {

@@ -8,6 +8,11 @@
  *   exit3       exit(3)
  *   hang        sleeps until it is killed
  *   nofinalize  returns 0 from main without calling rdsm_finalize
+ *   migrate     does not fail by itself: node 0 first writes an array,
+ *               then every node rewrites its own block of it, so that the
+ *               next barrier moves the blocks' homes (under home=migrate)
+ *               and RDSM_FAULT=home_migration:RANK[:N] ends node RANK
+ *               there; the job must not get past that barrier
  * Just before failing, node RANK writes the time (microseconds since the
  * epoch) to DIR/failtime.  DIR may be "-" to record nothing.  Further
  * arguments are ignored (tests use one to find the job's processes). */
@@ -55,13 +60,14 @@ int main(int argc, char **argv) {
   char name[64];
 
   if (argc < 4) {
-    fprintf(stderr, "usage: fail_node segv|exit3|hang|nofinalize RANK DIR [marker...]\n");
+    fprintf(stderr, "usage: fail_node segv|exit3|hang|nofinalize|migrate RANK DIR [marker...]\n");
     return 64;
   }
   mode = argv[1];
   target = atoi(argv[2]);
   g_dir = argv[3];
-  if (strcmp(mode, "segv") && strcmp(mode, "exit3") && strcmp(mode, "hang") && strcmp(mode, "nofinalize")) {
+  if (strcmp(mode, "segv") && strcmp(mode, "exit3") && strcmp(mode, "hang") && strcmp(mode, "nofinalize") &&
+      strcmp(mode, "migrate")) {
     fprintf(stderr, "fail_node: unknown mode '%s'\n", mode);
     return 64;
   }
@@ -71,6 +77,19 @@ int main(int argc, char **argv) {
   snprintf(name, sizeof name, "pid.%d", me);
   record(name, (long long)getpid());
   rdsm_barrier();
+
+  if (strcmp(mode, "migrate") == 0) {
+    size_t page = rdsm_page_size(), pages = 16 * (size_t)rdsm_nodes();
+    unsigned char *a = rdsm_malloc_all(pages * page, RDSM_PLACE_FIRST_TOUCH);
+    if (me == 0) memset(a, 1, pages * page);
+    rdsm_barrier();
+    memset(a + (size_t)me * 16 * page, 2 + me, 16 * page);
+    if (me == target) record("failtime", now_us());
+    rdsm_barrier(); /* the blocks move home here; node RANK dies on the way */
+    rdsm_finalize();
+    fprintf(stderr, "fail_node: node %d got past the barrier at which node %d was to die\n", me, target);
+    return 72;
+  }
 
   if (me == target) {
     record("failtime", now_us());

@@ -1,0 +1,33 @@
+/* Option handling shared by the SPLASH-dialect programs: a bad option or
+ * value ends the program with exit status 2, a message naming it and the
+ * usage text.  The including program defines SPLASH_PROGRAM (its name) and
+ * `usage_text` first. */
+#ifndef RDSM_SPLASH_ARGS_H
+#define RDSM_SPLASH_ARGS_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, SPLASH_PROGRAM ": ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%s", usage_text);
+  exit(2);
+}
+
+/* The value of option `opt`, a whole number in lo..hi. */
+static long parse_long(const char *opt, const char *arg, long lo, long hi) {
+  char *end;
+  long v;
+  errno = 0;
+  v = strtol(arg, &end, 10);
+  if (errno || end == arg || *end != '\0' || v < lo || v > hi) {
+    char what[160];
+    snprintf(what, sizeof what, "%s: '%%s' is not a whole number in %ld..%ld", opt, lo, hi);
+    usage_error(what, arg);
+  }
+  return v;
+}
+
+#endif

@@ -1,0 +1,180 @@
+// Home axis: `fixed` keeps a page's home where placement or first touch put
+// it; `migrate` moves it, at barriers, to the node that alone writes it, so
+// that node's later writes need no twin and no diff (the shape of SPLASH
+// programs: the master initialises everything, then each worker rewrites
+// its own part in every phase).
+//
+// The decision needs no message.  After a barrier every node knows every
+// interval up to the barrier's clock `target` (the barrier axes guarantee
+// it), and intervals never change, so every node sees the same writers of
+// each page in the epoch (since, target] and takes the same decisions, in
+// the same order, with the same per-page history:
+//   - a page written in the epoch by one node w only moves to w, unless the
+//     page's last written epoch had another single writer (hysteresis: a
+//     page that alternates between writers, such as NBodyW's bodies, stays);
+//   - a page moves at most kMoveBudget times (no endless ping-pong).
+// The first decision about a page also tells nodes that never looked up its
+// home where it is, so afterwards every node knows the home alike.
+//
+// The new home takes the old home's copy, which holds every write of every
+// interval up to `target` (all diffs were applied before the barrier, and
+// the old home's own writes are in it), with one read: w's own copy may lack
+// writes the old home made while nobody held a copy, which its notices name
+// only as "maybe written" (kMaybeWritten), not counted as writes here.
+// Nobody writes the page at the old home any more: every node has learnt of
+// the move before its next access.  w then sets its version vector of the
+// page to `target` (what any node may require, until newer intervals of the
+// new home come) before anyone can read the page from it.
+//
+// Invariants that keep one-sided readers and claims correct:
+//   - Only the current home's `copies` word of a page is ever counted up:
+//     readers count themselves at the home they know, and they learn of a
+//     move at the same barrier as everyone.  Every copy counted at the old
+//     home is counted out there when it is dropped, at the move at the
+//     latest, so the old home's word is back to zero before the next barrier
+//     (before the page could move back), and the new home's word counts
+//     only readers that already learnt of the move.
+//   - Every node other than the new home drops its copy of a moved page: a
+//     copy counted at the old home is unknown to the new one, which would
+//     otherwise write the page as untracked under it.
+//   - A reader that fetches from the new home before it has taken over sees
+//     a version below what its notices require (the new home's entry for
+//     itself names the epoch's writes, newer than anything it held for the
+//     page before) and retries until the versions are set: it never reads a
+//     stale copy.  Message fetches that arrive too early wait in the new
+//     home's deferred list, served when the home's handler is told of the
+//     move (kHomesMoved, sent to itself after the versions are set).
+//   - The directory word is moved by compare-and-swap from the old home to
+//     the new one.  A first-touch claim CASes only a word that is still 0,
+//     and a moved page has had a home since before the epoch, so a claim and
+//     a move can never both win.  Nobody looks a moved page up anyway: every
+//     node knows its home from the move itself.
+#include <algorithm>
+#include <cstring>
+
+#include "common/error.hpp"
+#include "common/fault_inject.hpp"
+#include "protocol/hlrc.hpp"
+#include "protocol/msg_types.hpp"
+#include "stats/stats.hpp"
+
+namespace rdsm {
+
+namespace {
+constexpr uint8_t kMoveBudget = 8;
+}
+
+void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
+  std::vector<uint32_t> touched;
+  notices_.visit(since, target, [&](const Interval &iv) {
+    for (uint32_t entry : iv.pages) {
+      if (entry & kMaybeWritten) continue;  // the old home's copy has it anyway
+      uint32_t p = entry;
+      int16_t &e = epoch_writer_[p];
+      if (e == kNoWriter) {
+        e = (int16_t)iv.writer;
+        touched.push_back(p);
+      } else if (e != (int16_t)iv.writer) {
+        e = kManyWriters;
+      }
+    }
+  });
+  if (touched.empty()) return;
+  // The same order everywhere, so that a fault injected at the N-th move
+  // means the same page on every run.
+  std::sort(touched.begin(), touched.end());
+
+  std::vector<uint32_t> became_home;
+  std::lock_guard<FutexLock> g(mu_);
+  ProtectionBatch batch(*region_);
+  for (uint32_t p : touched) {
+    int16_t w = epoch_writer_[p], last = last_writer_[p];
+    epoch_writer_[p] = kNoWriter;
+    last_writer_[p] = w;
+    if (w < 0 || (last != kNoWriter && last != w)) continue;
+    bool first = moves_[p] == 0;
+    if (!first && home_[p] == w) continue;  // already there, and known so everywhere
+    if (moves_[p] >= kMoveBudget) continue;
+    ++moves_[p];
+    move_home(p, w, target, batch, became_home);
+  }
+  batch.apply();
+  // Pages dropped from the untracked and written lists were only marked;
+  // sweep once.
+  size_t kept = 0;
+  for (size_t i = 0; i < untracked_count_; ++i)
+    if (untracked_[untracked_list_[i]]) untracked_list_[kept++] = untracked_list_[i];
+  untracked_count_ = kept;
+  kept = 0;
+  for (size_t i = 0; i < written_count_; ++i)
+    if (written_[written_list_[i]]) written_list_[kept++] = written_list_[i];
+  written_count_ = kept;
+  if (cfg_.fetch == FetchAxis::message && !became_home.empty())
+    f_.send(self_, msg::kHomesMoved, became_home.data(), became_home.size() * sizeof(uint32_t));
+}
+
+void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &batch,
+                     std::vector<uint32_t> &became_home) {
+  int old = home_[p];
+  if (old == to) return;
+  uncount_copy(p);  // at the old home, where it was counted
+  unkeep(p);  // a kept page's twin served the old home; a new start below
+  home_[p] = (int16_t)to;
+  if (old >= 0) fault_point("home_migration");
+  if (to == self_) {
+    if (old < 0 || has_twin_[p])
+      fatal("internal error: page %zu moves its home here, but this node, its only writer, has %s", p,
+            old < 0 ? "never known its home" : "an unsent twin");
+    // The old home's copy holds every write up to the barrier, its own
+    // included (which this node's copy may lack, when the old home wrote the
+    // page untracked and named it only as maybe written).  Nobody writes it
+    // there any more, and nobody reads it here before the versions below.
+    f_.get(old, data_seg_.id, p * kPageBytes, region_->sys_page(p), kPageBytes);
+    if (state_[p] != kReadOnly) {  // invalid, or writable because it was kept
+      state_[p] = kReadOnly;
+      batch.set(p, Prot::read);
+    }
+    for (int x = 0; x < nodes_; ++x) version(p, x).store(target[x], std::memory_order_release);
+    int dir = (int)(p % nodes_);
+    uint64_t seen = f_.cas(dir, dir_seg_.id, p * sizeof(uint64_t), (uint64_t)old + 1, (uint64_t)self_ + 1);
+    if (seen != (uint64_t)old + 1)
+      fatal("internal error: the directory of page %zu names node %d, not the old home %d", p, (int)seen - 1, old);
+    if (!copied_at_home(p)) {
+      // Nobody has counted a copy here yet: write it untracked, as a home
+      // page nobody copied (hlrc.hpp).
+      state_[p] = kWritable;
+      if (!untracked_[p]) {
+        untracked_[p] = 1;
+        untracked_list_[untracked_count_++] = (uint32_t)p;
+      }
+      batch.set(p, Prot::read_write);
+    }
+    became_home.push_back((uint32_t)p);
+    add(stats().migrations);
+    return;
+  }
+  if (old == self_) untracked_[p] = 0;  // swept from the list by the caller
+  // The open interval began at this barrier's release, and the application
+  // has not run since, so a note in it names no write of this node: only a
+  // kept home page that the catch-up found changed by others' diffs
+  // (rewrite_detection.cpp).  Named here, it would require a version the new
+  // home never gets from this node.
+  if (written_[p]) written_[p] = 0;  // swept from the list by the caller
+  if (state_[p] != kInvalid) {
+    if (state_[p] == kPrefetched) prefetch_dropped(p);
+    state_[p] = kInvalid;
+    batch.set(p, Prot::none);
+    add(stats().invalidations);
+  }
+}
+
+void Hlrc::on_homes_moved(const fabric::Message &m) {
+  const auto *pages = static_cast<const uint8_t *>(m.data);
+  for (size_t i = 0; i + sizeof(uint32_t) <= m.len; i += sizeof(uint32_t)) {
+    uint32_t p;
+    memcpy(&p, pages + i, sizeof p);
+    serve_deferred_fetches(p);
+  }
+}
+
+}  // namespace rdsm

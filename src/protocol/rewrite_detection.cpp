@@ -1,0 +1,82 @@
+// Rewrite axis: how a node learns that it wrote a page again in a later
+// interval.
+//   fault:   at release every written page is write-protected again, so the
+//            next write to it faults (the seeds);
+//   compare: a page written in an interval stays writable ("kept") after
+//            the release, with its twin brought up to date; at the next
+//            release a comparison with the twin says whether it was written
+//            again: if so it is diffed (or, at its home, named in the
+//            notices) and kept once more, if not it is write-protected and
+//            its twin freed.  A page written interval after interval (a
+//            boundary row, a bucket shared by two nodes, a lock-protected
+//            counter) then costs one comparison per release instead of a
+//            fault, a twin copy and two protection changes.
+//
+// A kept page at its home has a twin too (no other home page has one), and
+// that twin must follow the writes other nodes' diffs make to the home's
+// copy, or the home could write back a byte's earlier value unnoticed: a
+// write ordered after another node's diff is ordered after the acquire that
+// brings that node's notice, and at that acquire the home compares the page
+// with its twin (a difference is named as written, conservatively: it may
+// be the diff alone) and refreshes the twin.  Diffs that land without such
+// an acquire are from writers the home does not synchronise with, so in a
+// data-race-free program the home never writes their bytes.
+//
+// A node's writes during close_interval would race with the comparison, so
+// this axis assumes one application thread per node.
+#include <cstring>
+
+#include "protocol/hlrc.hpp"
+
+namespace rdsm {
+
+void Hlrc::sweep_kept(ProtectionBatch &batch) {
+  size_t kept = 0;
+  for (size_t i = 0; i < kept_count_; ++i) {
+    uint32_t p = kept_list_[i];
+    if (!kept_[p]) continue;  // dropped since (invalidated, moved)
+    if (written_[p] || memcmp(region_->sys_page(p), twin(p), kPageBytes) != 0) {
+      note_written(p);
+      kept_list_[kept++] = p;
+      continue;
+    }
+    // Not written again: write-protected until the next write fault.
+    kept_[p] = 0;
+    free_twin(p);
+    state_[p] = kReadOnly;
+    batch.set(p, Prot::read);
+  }
+  kept_count_ = kept;
+}
+
+void Hlrc::keep_written(const std::vector<uint32_t> &written) {
+  for (uint32_t entry : written) {
+    uint32_t p = notice_page(entry);
+    if (state_[p] != kWritable) continue;  // invalidated meanwhile
+    if (home_[p] == self_) {
+      if (!has_twin_[p]) {
+        take_twin_slot(p);
+        has_twin_[p] = 1;
+      }
+      memcpy(twin(p), region_->sys_page(p), kPageBytes);
+    }  // elsewhere the diff brought the twin up to date
+    if (!kept_[p]) {
+      kept_[p] = 1;
+      kept_list_[kept_count_++] = p;
+    }
+  }
+}
+
+void Hlrc::unkeep(size_t page) {
+  if (kept_.empty() || !kept_[page]) return;
+  kept_[page] = 0;  // its list entry is swept at the next release
+  free_twin(page);
+}
+
+void Hlrc::kept_home_page_written_elsewhere(size_t page) {
+  uint8_t *copy = region_->sys_page(page);
+  if (memcmp(copy, twin(page), kPageBytes) != 0) note_written(page);
+  memcpy(twin(page), copy, kPageBytes);
+}
+
+}  // namespace rdsm

@@ -1,0 +1,36 @@
+# The SPLASH-2-style benchmarks of apps/splash at a small size, each checking
+# itself against a sequential run in private memory: started alone (the
+# protocol from RDSM_PROTOCOL) with 2 and 4 processes under every preset,
+# LU also with its blocks in matrix order (pages shared by blocks of
+# different owners), and each once under the launcher.
+set(RDSM_SPLASH_APP_TESTS
+  "lu|splash_lu|-n 256"
+  "lu_global|splash_lu|-n 256 -g"
+  "ocean|splash_ocean|-n 130 -i 3"
+  "fft|splash_fft|-m 14"
+  "radix|splash_radix|-n 262144")
+foreach(entry ${RDSM_SPLASH_APP_TESTS})
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 tag)
+  list(GET parts 1 prog)
+  list(GET parts 2 args)
+  separate_arguments(args UNIX_COMMAND "${args}")
+  set(counts 2 4)
+  if(tag STREQUAL "lu_global")
+    set(counts 4)
+  endif()
+  foreach(protocol async ardmar draw newgen genima rdsm hw)
+    foreach(procs ${counts})
+      set(name splash_app.${tag}.${protocol}.p${procs})
+      add_test(NAME ${name} COMMAND $<TARGET_FILE:${prog}> -p${procs} ${args})
+      set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 120 ENVIRONMENT "RDSM_PROTOCOL=${protocol}"
+                           PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
+    endforeach()
+  endforeach()
+  if(NOT tag STREQUAL "lu_global")
+    set(name splash_app.${tag}.launcher.p4)
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n 1 --protocol genima --quiet $<TARGET_FILE:${prog}> -p4 ${args})
+    set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 120
+                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
+  endif()
+endforeach()
