@@ -1,0 +1,83 @@
+// One-sided operations of the shared-memory fabric: every node's segments
+// are mapped here, so a remote write, read or atomic is a plain memory
+// operation on the target's mapping, checked against the segment's bounds.
+#include <atomic>
+#include <cstring>
+
+#include "common/error.hpp"
+#include "fabric/shm_fabric.hpp"
+#include "stats/stats.hpp"
+
+namespace rdsm::fabric {
+
+void ShmFabric::check_node(const char *op, NodeId node) const {
+  if (node < 0 || node >= nodes_) fatal("fabric %s: node %d is not in the job (nodes 0..%d)", op, node, nodes_ - 1);
+}
+
+uint8_t *ShmFabric::target(const char *op, NodeId node, SegmentId seg, uint64_t off, size_t n) {
+  check_node(op, node);
+  uint32_t count = nsegs_.load(std::memory_order_acquire);
+  if (seg >= count) fatal("fabric %s: segment %u is not registered (%u segments)", op, seg, count);
+  const SegInfo &s = segs_[seg];
+  if (off > s.bytes || n > s.bytes - off)
+    fatal("fabric %s: bytes [%llu, %llu) are outside segment %u of %zu bytes (node %d)", op,
+          (unsigned long long)off, (unsigned long long)off + n, seg, s.bytes, node);
+  add(stats().one_sided_ops);
+  return s.base[node] + off;
+}
+
+uint64_t *ShmFabric::target_word(const char *op, NodeId node, SegmentId seg, uint64_t off) {
+  if (off % 8) fatal("fabric %s: offset %llu in segment %u is not 8-byte aligned", op, (unsigned long long)off, seg);
+  return reinterpret_cast<uint64_t *>(target(op, node, seg, off, 8));
+}
+
+void ShmFabric::put(NodeId dst, SegmentId seg, uint64_t off, const void *src, size_t n) {
+  uint8_t *p = target("put", dst, seg, off, n);
+  if (n) memcpy(p, src, n);
+}
+
+void ShmFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t count) {
+  if (count == 0) return;
+  // One operation: the target is checked piece by piece, counted once.
+  uint8_t *base = target("putv", dst, seg, 0, 0);
+  size_t bytes = segs_[seg].bytes;
+  for (size_t i = 0; i < count; ++i) {
+    const Piece &p = pieces[i];
+    if (p.off > bytes || p.n > bytes - p.off)
+      fatal("fabric putv: bytes [%llu, %llu) are outside segment %u of %zu bytes (node %d)",
+            (unsigned long long)p.off, (unsigned long long)(p.off + p.n), seg, bytes, dst);
+    if (p.n) memcpy(base + p.off, p.src, p.n);
+  }
+}
+
+void ShmFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {
+  const uint8_t *p = target("get", src, seg, off, n);
+  if (n) memcpy(dst, p, n);
+}
+
+uint64_t ShmFabric::cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) {
+  std::atomic_ref<uint64_t> w(*target_word("cas", dst, seg, off));
+  w.compare_exchange_strong(expected, desired, std::memory_order_seq_cst);
+  return expected;  // on failure updated to the current value, on success unchanged
+}
+
+uint64_t ShmFabric::fetch_add(NodeId dst, SegmentId seg, uint64_t off, uint64_t value) {
+  std::atomic_ref<uint64_t> w(*target_word("fetch_add", dst, seg, off));
+  return w.fetch_add(value, std::memory_order_seq_cst);
+}
+
+uint64_t ShmFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
+  std::atomic_ref<uint64_t> w(*target_word("atomic_load", dst, seg, off));
+  return w.load(std::memory_order_seq_cst);
+}
+
+// Stores reach the shared page at once; the fence orders them before
+// whatever this thread does next (a flag, a message).
+void ShmFabric::flush(NodeId dst) {
+  check_node("flush", dst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void ShmFabric::flush_all() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+}  // namespace rdsm::fabric
