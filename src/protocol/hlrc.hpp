@@ -123,6 +123,8 @@ class Hlrc {
     return std::atomic_ref<uint32_t>(versions_[page * nodes_ + writer]);
   }
   bool versions_cover(const uint32_t *have, const uint32_t *need) const;
+  // At the home: its copy of the page holds every interval `need` names.
+  bool home_copy_covers(size_t page, const uint32_t *need);
   void free_twin(size_t page);
 
   // `migrate`: whether this barrier may move homes (not the job's last).
@@ -224,10 +226,11 @@ class Hlrc {
   // back to untracked at the home's next write fault once no copy is left
   // (the word counts live copies; `copied_` says this node's is counted).
   fabric::Segment data_seg_, dir_seg_, version_seg_, copies_seg_;
-  bool copied_at_home(size_t page) {
-    return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[page])
-               .load(std::memory_order_acquire) != 0;
+  // This node's copies word of a page (meaningful while it is the home).
+  std::atomic_ref<uint64_t> copies_here(size_t page) {
+    return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[page]);
   }
+  bool copied_at_home(size_t page) { return copies_here(page).load(std::memory_order_acquire) != 0; }
   std::vector<uint8_t> untracked_;
   std::vector<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;

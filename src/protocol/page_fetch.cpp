@@ -140,6 +140,12 @@ void Hlrc::fetch_by_message(size_t page, int home, size_t count) {
   f_.wait([&] { return fetched_page_.load(std::memory_order_acquire) == (int64_t)page; });
 }
 
+bool Hlrc::home_copy_covers(size_t page, const uint32_t *need) {
+  for (int w = 0; w < nodes_; ++w)
+    if (version(page, w).load(std::memory_order_acquire) < need[w]) return false;
+  return true;
+}
+
 void Hlrc::on_fetch_request(const fabric::Message &m) {
   FetchHeader h;
   if (m.len < sizeof h) fatal("internal error: short fetch request from node %d", m.src);
@@ -148,11 +154,8 @@ void Hlrc::on_fetch_request(const fabric::Message &m) {
     fatal("internal error: malformed fetch request from node %d", m.src);
   std::vector<uint32_t> need((size_t)h.count * nodes_);
   memcpy(need.data(), static_cast<const uint8_t *>(m.data) + sizeof h, need.size() * sizeof(uint32_t));
-  std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[h.page])
-      .fetch_add(1, std::memory_order_seq_cst);
-  std::vector<uint32_t> have(nodes_);
-  for (int w = 0; w < nodes_; ++w) have[w] = version(h.page, w).load(std::memory_order_acquire);
-  if (versions_cover(have.data(), need.data()))
+  copies_here(h.page).fetch_add(1, std::memory_order_seq_cst);
+  if (home_copy_covers(h.page, need.data()))
     serve_fetch(m.src, h.page, h.count, need.data());
   else
     deferred_[h.page].push_back(DeferredFetch{m.src, h.count, std::move(need)});
@@ -161,14 +164,12 @@ void Hlrc::on_fetch_request(const fabric::Message &m) {
 // The first page is new enough; the ones after it go along while they are.
 void Hlrc::serve_fetch(int requester, size_t page, size_t count, const uint32_t *need) {
   size_t k = 1;
-  std::vector<uint32_t> have(nodes_);
   for (; k < count; ++k) {
     size_t q = page + k;
     // Counted before it is read, as the first page was (hlrc.hpp).
-    std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[q]).fetch_add(1, std::memory_order_seq_cst);
-    for (int w = 0; w < nodes_; ++w) have[w] = version(q, w).load(std::memory_order_acquire);
-    if (!versions_cover(have.data(), need + k * nodes_)) {
-      std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[q]).fetch_sub(1, std::memory_order_seq_cst);
+    copies_here(q).fetch_add(1, std::memory_order_seq_cst);
+    if (!home_copy_covers(q, need + k * nodes_)) {
+      copies_here(q).fetch_sub(1, std::memory_order_seq_cst);
       break;
     }
   }
@@ -180,11 +181,9 @@ void Hlrc::serve_fetch(int requester, size_t page, size_t count, const uint32_t 
 void Hlrc::serve_deferred_fetches(size_t page) {
   auto it = deferred_.find((uint32_t)page);
   if (it == deferred_.end()) return;
-  std::vector<uint32_t> have(nodes_);
-  for (int w = 0; w < nodes_; ++w) have[w] = version(page, w).load(std::memory_order_acquire);
   auto &list = it->second;
   for (size_t i = 0; i < list.size();) {
-    if (versions_cover(have.data(), list[i].need.data())) {
+    if (home_copy_covers(page, list[i].need.data())) {
       serve_fetch(list[i].requester, page, list[i].count, list[i].need.data());
       list[i] = std::move(list.back());
       list.pop_back();
