@@ -31,12 +31,14 @@ endforeach()
 # Axes chosen on their own, beside the presets: atomic locks and barriers
 # with lazy notices pulled from the writers, GeNIMA with lazy notices, home
 # migration and prefetch on the message-based baseline and on the one-sided
-# presets, rewrite detection by comparison with message diffs, and the
-# default preset with each of its own axes turned off.
+# presets, rewrite detection by comparison with message diffs, whole-page
+# writes with lazy notices and with GeNIMA's fault-per-interval rewrites, and
+# the default preset with each of its own axes turned off.
 foreach(variant "async:lock=atomic,barrier=atomic" "genima:notices=lazy" "newgen:lock=atomic"
                 "async:home=migrate,prefetch=adaptive" "draw:home=migrate" "ardmar:prefetch=adaptive"
                 "newgen:home=migrate,prefetch=adaptive" "rdsm:home=fixed" "rdsm:prefetch=off"
-                "rdsm:notices=lazy" "async:rewrites=compare")
+                "rdsm:notices=lazy" "async:rewrites=compare" "rdsm:whole=off" "newgen:whole=exclusive"
+                "genima:whole=exclusive")
   string(REPLACE ":" ";" parts "${variant}")
   list(GET parts 0 protocol)
   list(GET parts 1 axes)

@@ -13,8 +13,10 @@
 //              merged over unchanged bytes: another node may have written
 //              those bytes at the home (false sharing, or a write ordered
 //              before this one by a lock), and rewriting them with this
-//              node's older values would lose that write.  `diff_ops`
-//              counts the pieces, the remote writes a NIC would issue.
+//              node's older values would lose that write, unless the
+//              whole axis proves nobody else is writing the page
+//              (whole_page_writes.cpp).  `diff_ops` counts the pieces, the
+//              remote writes a NIC would issue.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -29,6 +31,9 @@ namespace rdsm {
 
 namespace {
 constexpr size_t kDiffMessageBytes = 64 << 10;  // pack diffs up to this size per message
+// From this many runs on, a page goes whole if it can: a whole page costs
+// about as much to write as a handful of small pieces.
+constexpr size_t kWholeMinRuns = 8;
 
 struct DiffEntry {
   uint32_t page;
@@ -50,28 +55,41 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     return home_[a] != home_[b] ? home_[a] < home_[b] : a < b;
   });
   if (runs_buf_.size() < diff_max_runs(kPageBytes)) runs_buf_.resize(diff_max_runs(kPageBytes));
+  const bool whole_axis = whole_pages();
   for (size_t i = 0; i < order.size();) {
     int home = home_[order[i]];
     pieces_.clear();
     version_pieces_.clear();
+    auto add_piece = [this](uint64_t off, const uint8_t *src, size_t n) {
+      // The system view is contiguous too, so meeting targets mean
+      // meeting sources.
+      if (!pieces_.empty() && pieces_.back().off + pieces_.back().n == off)
+        pieces_.back().n += n;
+      else
+        pieces_.push_back({off, src, n});
+    };
     for (; i < order.size() && home_[order[i]] == home; ++i) {
       uint32_t p = order[i];
       uint8_t *page = region_->sys_page(p);
       size_t count = diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
-      if (!keep) free_twin(p);
       size_t bytes = 0;
-      for (size_t r = 0; r < count; ++r) {
-        const DiffRun &run = runs_buf_[r];
-        uint64_t off = (uint64_t)p * kPageBytes + run.off;
-        bytes += run.len;
-        if (keep) memcpy(twin(p) + run.off, page + run.off, run.len);
-        // The system view is contiguous too, so meeting targets mean
-        // meeting sources.
-        if (!pieces_.empty() && pieces_.back().off + pieces_.back().n == off)
-          pieces_.back().n += run.len;
-        else
-          pieces_.push_back({off, page + run.off, run.len});
+      if (count >= kWholeMinRuns && whole_axis && claim_whole(home, p)) {
+        add_piece((uint64_t)p * kPageBytes, page, kPageBytes);
+        bytes = kPageBytes;
+        if (keep) memcpy(twin(p), page, kPageBytes);
+      } else if (count) {
+        bool repeat = whole_axis && register_runs(home, p, nullptr);
+        for (size_t r = 0; r < count; ++r) {
+          const DiffRun &run = runs_buf_[r];
+          uint64_t off = (uint64_t)p * kPageBytes + run.off;
+          bytes += run.len;
+          if (keep) memcpy(twin(p) + run.off, page + run.off, run.len);
+          add_piece(off, page + run.off, run.len);
+          if (repeat) repeat_pieces_.push_back({off, page + run.off, run.len});
+        }
+        if (repeat) repeat_pages_.push_back(p);
       }
+      if (!keep) free_twin(p);
       if (count) {
         add(stats().diffs);
         add(stats().diff_bytes, bytes);
@@ -81,9 +99,14 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       version_pieces_.push_back({((uint64_t)p * nodes_ + self_) * sizeof(uint32_t), &interval, sizeof interval});
     }
     f_.putv(home, data_seg_.id, pieces_.data(), pieces_.size());
-    add(stats().diff_ops, pieces_.size());
+    add(stats().diff_ops, pieces_.size() + repeat_pieces_.size());
     f_.flush(home);  // the runs are visible before the versions that announce them
+    if (whole_axis) end_whole_writes(home);
     f_.putv(home, version_seg_.id, version_pieces_.data(), version_pieces_.size());
+    if (whole_axis) {
+      f_.flush(home);  // the versions are visible before the writes end
+      end_runs_writes(home);
+    }
   }
   f_.flush_all();
 }

@@ -86,6 +86,11 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     pf_origin_.assign(pages_, 0);
     pf_limit_.assign(pages_, (uint8_t)kMaxPrefetchWindow);
   }
+  if (whole_pages()) {
+    copy_gen_.assign(pages_, page_word::kNoGen);
+    home_writing_.assign(pages_, 0);
+    home_writing_list_.reserve(pages_);  // never grows in the signal handler
+  }
   written_list_.assign(pages_, 0);
   untracked_.assign(pages_, 0);
   untracked_list_.assign(pages_, 0);
@@ -218,9 +223,11 @@ void Hlrc::make_writable(size_t page) {
     memcpy(twin(page), region_->sys_page(page), kPageBytes);
     has_twin_[page] = 1;
     add(stats().twins);
+  } else {
+    // The home's copy is the master: no twin; the write is noted so that
+    // the interval's notices name the page.
+    home_starts_writing(page);
   }
-  // The home's copy is the master: no twin; the write is noted so that the
-  // interval's notices name the page.
   state_[page] = kWritable;
   note_written(page);
   region_->protect(page, 1, Prot::read_write);
@@ -272,6 +279,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
            !copied_at_home(page + n))
       ++n;
     for (size_t q = page; q < page + n; ++q) {
+      home_starts_writing(q);
       state_[q] = kWritable;
       if (!untracked_[q]) {
         untracked_[q] = 1;
@@ -344,6 +352,7 @@ void Hlrc::close_interval() {
   if (keep) sweep_kept(batch);
   if (written_count_ == 0) {
     batch.apply();
+    home_stops_writing();
     return;
   }
   uint32_t id = open_interval();
@@ -359,6 +368,7 @@ void Hlrc::close_interval() {
   // Protect first: from here on a write by another thread faults and opens
   // the next interval instead of racing with the diff.
   batch.apply();
+  home_stops_writing();
   for (uint32_t &p : written) {
     written_[p] = 0;
     if (home_[p] == self_)

@@ -29,6 +29,8 @@
 //                history that turns it off where it was wasted
 //   rewrites     rewrite_detection.cpp  a fault per interval / written pages
 //                kept writable, compared with their twins at release
+//   whole        whole_page_writes.cpp  diffs as runs / a dense diff of a page
+//                held exclusively at its home as one whole-page write
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -44,6 +46,7 @@
 #include "memory/region.hpp"
 #include "protocol/diff.hpp"
 #include "protocol/notices.hpp"
+#include "protocol/page_word.hpp"
 #include "protocol/presets.hpp"
 #include "rdsm.h"
 #include "sync/locks.hpp"
@@ -227,10 +230,14 @@ class Hlrc {
   // (the word counts live copies; `copied_` says this node's is counted).
   fabric::Segment data_seg_, dir_seg_, version_seg_, copies_seg_;
   // This node's copies word of a page (meaningful while it is the home).
+  // The word packs more than the count when whole-page writes are on
+  // (page_word.hpp).
   std::atomic_ref<uint64_t> copies_here(size_t page) {
     return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(copies_seg_.base)[page]);
   }
-  bool copied_at_home(size_t page) { return copies_here(page).load(std::memory_order_acquire) != 0; }
+  bool copied_at_home(size_t page) {
+    return (copies_here(page).load(std::memory_order_acquire) & page_word::kCopiesMask) != 0;
+  }
   std::vector<uint8_t> untracked_;
   std::vector<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
@@ -297,6 +304,41 @@ class Hlrc {
   std::vector<int16_t> last_writer_;   // the single writer of the page's last written epoch
   std::vector<int16_t> epoch_writer_;  // scratch: the writer(s) of this epoch
   std::vector<uint8_t> moves_;         // how often the page's home has moved
+
+  // Whole-page writes (whole_page_writes.cpp).
+  bool whole_pages() const { return cfg_.whole == WholeAxis::exclusive && cfg_.diff == DiffAxis::one_sided; }
+  // A fetch counted itself at the home, which answered `word`: the copy's base.
+  void note_copy_base(size_t page, uint64_t word) {
+    if (whole_pages()) copy_gen_[page] = page_word::quiet(word) ? page_word::gen(word) : page_word::kNoGen;
+  }
+  // The home's application is about to write its copy of `page`; mu_ held.
+  void home_starts_writing(size_t page);
+  // After a release's protection changes: home pages no longer writable say
+  // so in their words; mu_ held.
+  void home_stops_writing();
+  // Per page held in a flush to one home (propagate_diffs_one_sided).
+  struct HeldPage {
+    uint32_t page;
+    bool whole;     // claimed for a whole-page write
+    uint64_t word;  // runs: the home's word when this node registered
+  };
+  // Tries to claim `page` at `home` for a whole-page write.
+  bool claim_whole(int home, uint32_t page);
+  // Registers this node as a runs writer; true if a whole-page write is in
+  // progress (the runs must be written again once it is over).
+  bool register_runs(int home, uint32_t page, uint64_t *word);
+  // After the data of `held` is at `home`: ends the whole-page writes;
+  // rewrites the runs `repeat` a whole-page write may have covered.
+  void end_whole_writes(int home);
+  // After the versions: ends the runs writes, and learns which copies are
+  // still the home's copy.
+  void end_runs_writes(int home);
+  std::vector<uint32_t> copy_gen_;  // per page: the generation this copy is based on
+  std::vector<uint8_t> home_writing_;  // per home page: its word says the home writes it
+  std::vector<uint32_t> home_writing_list_;
+  std::vector<HeldPage> held_;
+  std::vector<fabric::Fabric::Piece> repeat_pieces_;
+  std::vector<uint32_t> repeat_pages_;
 
   // Adaptive prefetch (page_fetch.cpp), per page.
   std::vector<uint8_t> pf_window_;   // a sentinel: the size of the window it ends

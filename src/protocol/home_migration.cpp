@@ -130,6 +130,8 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     // page untracked and named it only as maybe written).  Nobody writes it
     // there any more, and nobody reads it here before the versions below.
     f_.get(old, data_seg_.id, p * kPageBytes, region_->sys_page(p), kPageBytes);
+    // A copy counted here before the move has no base in what was read.
+    if (whole_pages()) copies_here(p).fetch_add(page_word::kGen, std::memory_order_seq_cst);
     if (state_[p] != kReadOnly) {  // invalid, or writable because it was kept
       state_[p] = kReadOnly;
       batch.set(p, Prot::read);
@@ -142,6 +144,7 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     if (!copied_at_home(p)) {
       // Nobody has counted a copy here yet: write it untracked, as a home
       // page nobody copied (hlrc.hpp).
+      home_starts_writing(p);
       state_[p] = kWritable;
       if (!untracked_[p]) {
         untracked_[p] = 1;

@@ -86,14 +86,21 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
     // every page it sent.
     fetch_by_message(page, home, 1 + extra);
     size_t got = fetched_count_.load(std::memory_order_acquire);
-    for (size_t i = 0; i < got; ++i) copied_[page + i] = 1;
+    for (size_t i = 0; i < got; ++i) {
+      copied_[page + i] = 1;
+      note_copy_base(page + i, page_word::kHome);  // not known here: none
+    }
     return got;
   }
   size_t total = 1 + extra;
   for (size_t i = 0; i < total; ++i) {
-    if (copied_[page + i]) continue;
-    // Counted before the page is read: the home then notices its writes.
-    f_.fetch_add(home, copies_seg_.id, (page + i) * sizeof(uint64_t), 1);
+    if (copied_[page + i]) {
+      note_copy_base(page + i, page_word::kHome);  // counted before: base unknown
+      continue;
+    }
+    // Counted before the page is read: the home then notices its writes,
+    // and the answer is the copy's base for whole-page writes.
+    note_copy_base(page + i, f_.fetch_add(home, copies_seg_.id, (page + i) * sizeof(uint64_t), page_word::kCopy));
     copied_[page + i] = 1;
   }
   uint32_t have[kVersionWords];

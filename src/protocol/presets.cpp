@@ -22,8 +22,10 @@ const std::vector<ProtocolConfig> &protocol_presets() {
        "remote fetch, direct diffs, remote-atomic locks, notices pushed at release, atomic barrier (GeNIMA)"},
       {"rdsm", F::one_sided, H::cas, D::one_sided, L::atomic, N::eager_push, B::atomic,
        "the default: GeNIMA's one-sided choices, homes that migrate to a page's single writer, adaptive "
-       "prefetch, pages written again found by twin comparison instead of faults",
-       CoherenceAxis::software, HomeAxis::migrate, PrefetchAxis::adaptive, RewriteAxis::compare},
+       "prefetch, pages written again found by twin comparison instead of faults, dense diffs of a page "
+       "held exclusively written as the whole page",
+       CoherenceAxis::software, HomeAxis::migrate, PrefetchAxis::adaptive, RewriteAxis::compare,
+       WholeAxis::exclusive},
       {"hw", F::one_sided, H::cas, D::one_sided, L::atomic, N::lazy, B::atomic,
        "no DSM: every node maps the same memory, kept coherent by the machine (one host only); the limit "
        "the protocols are compared with",
@@ -53,7 +55,8 @@ namespace rdsm {
 
 const char *axes_help() {
   return "fetch=message|one-sided, claim=message|cas, diff=message|one-sided, lock=manager|atomic, "
-         "notices=lazy|eager, barrier=manager|atomic, home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare";
+         "notices=lazy|eager, barrier=manager|atomic, home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, "
+         "whole=off|exclusive (one-sided diffs only)";
 }
 
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error) {
@@ -84,6 +87,7 @@ bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error
     else if (axis == "home") ok = pick(cfg.home, "fixed", HomeAxis::fixed, "migrate", HomeAxis::migrate);
     else if (axis == "prefetch") ok = pick(cfg.prefetch, "off", PrefetchAxis::off, "adaptive", PrefetchAxis::adaptive);
     else if (axis == "rewrites") ok = pick(cfg.rewrites, "fault", RewriteAxis::fault, "compare", RewriteAxis::compare);
+    else if (axis == "whole") ok = pick(cfg.whole, "off", WholeAxis::off, "exclusive", WholeAxis::exclusive);
     else {
       error = "unknown protocol axis '" + axis + "'; axes are " + axes_help();
       ok = false;

@@ -18,6 +18,10 @@ enum class PrefetchAxis { off, adaptive };     // on a miss: fetch that page onl
 // A page written again in the next interval: a write fault tells (fault), or
 // it stays writable and a comparison with its twin at release tells (compare).
 enum class RewriteAxis { fault, compare };
+// A page whose diff is many small runs: written as runs (off), or, when the
+// writer holds the page exclusively at its home, as one whole-page write
+// (exclusive; one-sided diffs only: whole_page_writes.cpp).
+enum class WholeAxis { off, exclusive };
 // software: the DSM keeps copies coherent; hardware: every node maps the same
 // memory and the machine keeps it coherent (the limit a DSM is measured against).
 enum class CoherenceAxis { software, hardware };
@@ -35,6 +39,7 @@ struct ProtocolConfig {
   HomeAxis home = HomeAxis::fixed;
   PrefetchAxis prefetch = PrefetchAxis::off;
   RewriteAxis rewrites = RewriteAxis::fault;
+  WholeAxis whole = WholeAxis::off;
 };
 
 // The preset used when none is named.
@@ -49,7 +54,7 @@ std::string protocol_names();
 // Applies axis choices to a preset: "lock=atomic,barrier=atomic" (axes:
 // fetch=message|one-sided, claim=message|cas, diff=message|one-sided,
 // lock=manager|atomic, notices=lazy|eager, barrier=manager|atomic,
-// home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare).  The
+// home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, whole=off|exclusive).  The
 // name becomes "preset+axis=value,...".  Returns false and sets `error` on
 // an unknown axis or value.
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error);

@@ -1,0 +1,127 @@
+// Whole axis: a page whose diff is many small runs (floating-point rows
+// where some bytes keep their value, keys whose high byte is zero) costs one
+// remote write per run.  With `exclusive`, such a page goes home as one
+// whole-page write when that cannot lose anybody's write.
+//
+// Writing the unchanged bytes too is safe only if, at every unchanged byte,
+// the home's copy holds what this node's copy holds, and nobody changes it
+// while the page is written.  The home's word of the page (page_word.hpp)
+// tracks exactly that:
+//   - Every change of the home's copy is announced in the word: a node
+//     writing runs adds a writer before its data and removes it, adding a
+//     generation, after its versions; the home's application sets `home`
+//     before it can write (the page becomes writable there) and clears it,
+//     adding a generation, once the page is write-protected again; a new
+//     home taking a moved page adds a generation after reading it in.
+//   - A copy's base is the word a fetch answered when it counted itself
+//     (before it read the page): if nobody was changing the page then, the
+//     copy holds the home's copy as of that generation.  A runs flush that
+//     found the word quiet at that generation and alone when it ended leaves
+//     the copy equal to the home's again, one generation on.
+//   - A whole-page write claims the word by compare-and-swap, from quiet at
+//     the copy's generation to `whole` plus one writer.  Succeeding proves
+//     that nobody changed the home's copy since the copy was taken, and
+//     nobody will while `whole` is set: the home waits for it to clear
+//     before it writes; a runs writer registering meanwhile writes its runs,
+//     and again once `whole` is clear (its first write may have been
+//     overwritten with the older bytes).  Nobody waits while holding
+//     `whole`, so there is no deadlock between two nodes flushing.
+//   - Readers need nothing new: versions are written after the data as
+//     always, and the bytes a whole-page write does not change it rewrites
+//     with the values they already have.
+// Generations wrap after 2^26 changes of a page between a copy's fetch and
+// its flush; the claim could then succeed wrongly, which no run comes near.
+#include <sched.h>
+
+#include "protocol/hlrc.hpp"
+
+namespace rdsm {
+
+namespace pw = page_word;
+
+void Hlrc::home_starts_writing(size_t page) {
+  if (!whole_pages() || home_writing_[page]) return;
+  home_writing_[page] = 1;
+  home_writing_list_.push_back((uint32_t)page);
+  uint64_t w = copies_here(page).fetch_or(pw::kHome, std::memory_order_seq_cst);
+  // A whole-page write in progress would overwrite what the application
+  // writes next: it is short, and its writer waits for nobody.
+  while (w & pw::kWhole) {
+    sched_yield();
+    w = copies_here(page).load(std::memory_order_acquire);
+  }
+}
+
+void Hlrc::home_stops_writing() {
+  if (!whole_pages()) return;
+  size_t kept = 0;
+  for (uint32_t p : home_writing_list_) {
+    if (home_[p] == self_ && state_[p] == kWritable) {
+      home_writing_list_[kept++] = p;
+      continue;
+    }
+    // The application's stores came before the release that protected the
+    // page, on this thread: the generation covers them.
+    home_writing_[p] = 0;
+    copies_here(p).fetch_add(pw::kGen - pw::kHome, std::memory_order_seq_cst);
+  }
+  home_writing_list_.resize(kept);
+}
+
+bool Hlrc::claim_whole(int home, uint32_t page) {
+  uint32_t base = copy_gen_[page];
+  if (base == pw::kNoGen) return false;
+  uint64_t w = f_.atomic_load(home, copies_seg_.id, page * sizeof(uint64_t));
+  // A few tries: the copy count may change under the claim.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (!pw::quiet(w) || pw::gen(w) != base) break;
+    uint64_t seen = f_.cas(home, copies_seg_.id, page * sizeof(uint64_t), w, w + pw::kWhole + pw::kWriter);
+    if (seen == w) {
+      held_.push_back({page, true, 0});
+      return true;
+    }
+    w = seen;
+  }
+  copy_gen_[page] = pw::kNoGen;  // changed by someone else: runs from now on
+  return false;
+}
+
+bool Hlrc::register_runs(int home, uint32_t page, uint64_t *word) {
+  uint64_t w = f_.fetch_add(home, copies_seg_.id, page * sizeof(uint64_t), pw::kWriter);
+  held_.push_back({page, false, w});
+  if (word) *word = w;
+  return (w & pw::kWhole) != 0;
+}
+
+void Hlrc::end_whole_writes(int home) {
+  for (const HeldPage &h : held_) {
+    if (!h.whole) continue;
+    uint64_t before = f_.fetch_add(home, copies_seg_.id, h.page * sizeof(uint64_t), pw::kGen - pw::kWhole - pw::kWriter);
+    // The home's copy is this copy now; a runs writer that registered
+    // meanwhile adds its own generation when it ends.
+    copy_gen_[h.page] = pw::gen(before + pw::kGen);
+  }
+  if (repeat_pages_.empty()) return;
+  for (uint32_t p : repeat_pages_)
+    while (f_.atomic_load(home, copies_seg_.id, p * sizeof(uint64_t)) & pw::kWhole) sched_yield();
+  f_.putv(home, data_seg_.id, repeat_pieces_.data(), repeat_pieces_.size());
+  f_.flush(home);
+}
+
+void Hlrc::end_runs_writes(int home) {
+  for (const HeldPage &h : held_) {
+    if (h.whole) continue;
+    uint64_t before = f_.fetch_add(home, copies_seg_.id, h.page * sizeof(uint64_t), pw::kGen - pw::kWriter);
+    // Equal to the home's copy only if the copy was when the flush began and
+    // nobody else changed the home's copy while it ran.
+    bool alone = pw::quiet(h.word) && pw::gen(h.word) == copy_gen_[h.page] &&
+                 pw::writers(before) == 1 && (before & (pw::kWhole | pw::kHome)) == 0 &&
+                 pw::gen(before) == pw::gen(h.word);
+    copy_gen_[h.page] = alone ? pw::gen(before + pw::kGen) : pw::kNoGen;
+  }
+  held_.clear();
+  repeat_pieces_.clear();
+  repeat_pages_.clear();
+}
+
+}  // namespace rdsm
