@@ -89,7 +89,6 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   if (whole_pages()) {
     copy_gen_.assign(pages_, page_word::kNoGen);
     home_writing_.assign(pages_, 0);
-    home_writing_list_.reserve(pages_);  // never grows in the signal handler
   }
   written_list_.assign(pages_, 0);
   untracked_.assign(pages_, 0);
@@ -352,7 +351,8 @@ void Hlrc::close_interval() {
   if (keep) sweep_kept(batch);
   if (written_count_ == 0) {
     batch.apply();
-    home_stops_writing();
+    home_stops_writing(unkept_.data(), unkept_.size());
+    unkept_.clear();
     return;
   }
   uint32_t id = open_interval();
@@ -368,7 +368,9 @@ void Hlrc::close_interval() {
   // Protect first: from here on a write by another thread faults and opens
   // the next interval instead of racing with the diff.
   batch.apply();
-  home_stops_writing();
+  home_stops_writing(unkept_.data(), unkept_.size());
+  unkept_.clear();
+  home_stops_writing(written.data(), written.size());
   for (uint32_t &p : written) {
     written_[p] = 0;
     if (home_[p] == self_)

@@ -192,6 +192,7 @@ class Hlrc {
   // At release: kept pages written again are noted; the others are
   // write-protected (into `batch`) and their twins freed.
   void sweep_kept(ProtectionBatch &batch);
+  std::vector<uint32_t> unkept_;  // pages sweep_kept write-protected, until the batch is applied
   // After release: the written pages still writable are kept, with twins.
   void keep_written(const std::vector<uint32_t> &written);
   void unkeep(size_t page);
@@ -313,9 +314,9 @@ class Hlrc {
   }
   // The home's application is about to write its copy of `page`; mu_ held.
   void home_starts_writing(size_t page);
-  // After a release's protection changes: home pages no longer writable say
-  // so in their words; mu_ held.
-  void home_stops_writing();
+  // After protection changes: those of `pages` (notice entries) that are no
+  // longer writable home pages say so in their words; mu_ held.
+  void home_stops_writing(const uint32_t *pages, size_t count);
   // Per page held in a flush to one home (propagate_diffs_one_sided).
   struct HeldPage {
     uint32_t page;
@@ -335,7 +336,6 @@ class Hlrc {
   void end_runs_writes(int home);
   std::vector<uint32_t> copy_gen_;  // per page: the generation this copy is based on
   std::vector<uint8_t> home_writing_;  // per home page: its word says the home writes it
-  std::vector<uint32_t> home_writing_list_;
   std::vector<HeldPage> held_;
   std::vector<fabric::Fabric::Piece> repeat_pieces_;
   std::vector<uint32_t> repeat_pages_;

@@ -31,9 +31,12 @@
 //     readers count themselves at the home they know, and they learn of a
 //     move at the same barrier as everyone.  Every copy counted at the old
 //     home is counted out there when it is dropped, at the move at the
-//     latest, so the old home's word is back to zero before the next barrier
-//     (before the page could move back), and the new home's word counts
-//     only readers that already learnt of the move.
+//     latest, so the old home's count is back to zero before the next
+//     barrier (before the page could move back), and the new home's word
+//     counts only readers that already learnt of the move.  With whole-page
+//     writes the old home has also cleared its `home` flag (at the move),
+//     and the new home adds a generation after reading the page in, so a
+//     copy counted there early has no base (whole_page_writes.cpp).
 //   - Every node other than the new home drops its copy of a moved page: a
 //     copy counted at the old home is unknown to the new one, which would
 //     otherwise write the page as untracked under it.
@@ -87,6 +90,7 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   std::vector<uint32_t> became_home;
   std::lock_guard<FutexLock> g(mu_);
   ProtectionBatch batch(*region_);
+  size_t moved = 0;
   for (uint32_t p : touched) {
     int16_t w = epoch_writer_[p], last = last_writer_[p];
     epoch_writer_[p] = kNoWriter;
@@ -96,9 +100,11 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
     if (!first && home_[p] == w) continue;  // already there, and known so everywhere
     if (moves_[p] >= kMoveBudget) continue;
     ++moves_[p];
+    ++moved;
     move_home(p, w, target, batch, became_home);
   }
   batch.apply();
+  if (moved == 0) return;
   // Pages dropped from the untracked and written lists were only marked;
   // sweep once.
   size_t kept = 0;
@@ -156,7 +162,13 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     add(stats().migrations);
     return;
   }
-  if (old == self_) untracked_[p] = 0;  // swept from the list by the caller
+  if (old == self_) {
+    untracked_[p] = 0;  // swept from the list by the caller
+    // The application is in this barrier: it writes nothing here until it
+    // learns the new home.
+    uint32_t entry = (uint32_t)p;
+    home_stops_writing(&entry, 1);
+  }
   // The open interval began at this barrier's release, and the application
   // has not run since, so a note in it names no write of this node: only a
   // kept home page that the catch-up found changed by others' diffs

@@ -45,6 +45,7 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
     free_twin(p);
     state_[p] = kReadOnly;
     batch.set(p, Prot::read);
+    if (home_[p] == self_) unkept_.push_back(p);
   }
   kept_count_ = kept;
 }

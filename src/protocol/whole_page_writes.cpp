@@ -42,7 +42,6 @@ namespace pw = page_word;
 void Hlrc::home_starts_writing(size_t page) {
   if (!whole_pages() || home_writing_[page]) return;
   home_writing_[page] = 1;
-  home_writing_list_.push_back((uint32_t)page);
   uint64_t w = copies_here(page).fetch_or(pw::kHome, std::memory_order_seq_cst);
   // A whole-page write in progress would overwrite what the application
   // writes next: it is short, and its writer waits for nobody.
@@ -52,20 +51,17 @@ void Hlrc::home_starts_writing(size_t page) {
   }
 }
 
-void Hlrc::home_stops_writing() {
+void Hlrc::home_stops_writing(const uint32_t *pages, size_t count) {
   if (!whole_pages()) return;
-  size_t kept = 0;
-  for (uint32_t p : home_writing_list_) {
-    if (home_[p] == self_ && state_[p] == kWritable) {
-      home_writing_list_[kept++] = p;
-      continue;
-    }
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t p = notice_page(pages[i]);
+    if (!home_writing_[p] || (home_[p] == self_ && state_[p] == kWritable)) continue;
     // The application's stores came before the release that protected the
-    // page, on this thread: the generation covers them.
+    // page (or moved its home away), on this thread: the generation covers
+    // them.
     home_writing_[p] = 0;
     copies_here(p).fetch_add(pw::kGen - pw::kHome, std::memory_order_seq_cst);
   }
-  home_writing_list_.resize(kept);
 }
 
 bool Hlrc::claim_whole(int home, uint32_t page) {
