@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs the rdsm micro-benchmarks for every protocol preset and prints one
-table with the presets as columns.
+table with the presets as columns; with --memory mprotect,uffd one column per
+preset and memory backend, so the backends stand side by side.
 
 Every program (micro_page, micro_diff, micro_lock, micro_barrier,
 micro_fault) is run --repeat times per preset through `rdsm run --quiet
@@ -143,14 +144,25 @@ def tail(text, lines=8):
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def run_once(rdsm, prog_path, run, preset, quick, tmpdir):
+class Column:
+    """A table column: a preset, under one memory backend (None: the nodes' default)."""
+
+    def __init__(self, preset, memory):
+        self.preset = preset
+        self.memory = memory
+        self.key = preset if memory is None else "%s/%s" % (preset, memory)
+
+
+def run_once(rdsm, prog_path, run, column, quick, tmpdir):
     """Runs one program once.  Returns (result dict or None, error text or None, seconds)."""
+    preset = column.preset
     out_json = os.path.join(tmpdir, "result.json")
     if os.path.exists(out_json):
         os.unlink(out_json)
     args = run.quick_args if quick else run.args
     cmd = [rdsm, "run", "-n", str(run.nodes), "--protocol", preset, "--handler", run.handler, "--quiet",
-           "--timeout", str(LAUNCH_TIMEOUT), prog_path] + args + ["--json", out_json]
+           "--timeout", str(LAUNCH_TIMEOUT)] + ([] if column.memory is None else ["--memory", column.memory]) + \
+        [prog_path] + args + ["--json", out_json]
     t0 = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
@@ -199,8 +211,9 @@ def fmt(v):
     return "%.0f" % v
 
 
-def print_table(figs, presets, cells, out):
-    """cells[(figure key, preset)] = text."""
+def print_table(figs, columns, cells, out):
+    """cells[(figure key, column key)] = text."""
+    presets = [c.key for c in columns]
     label_w = max(len("%s [%s]" % (f.label, f.unit)) for f in figs) + 2
     col_w = max(9, max(len(p) for p in presets) + 2)
     header = "%-*s" % (label_w, "") + "".join("%*s" % (col_w, p) for p in presets)
@@ -223,6 +236,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=None, help="runs of each program per preset (default 5; 1 with --quick)")
     ap.add_argument("--protocols", default=None,
                     help="comma-separated presets (default: every preset `rdsm run --help` lists)")
+    ap.add_argument("--memory", default=None,
+                    help="comma-separated memory backends (mprotect, uffd): one column per preset and backend "
+                         "(default: the nodes' default backend)")
     ap.add_argument("--quick", action="store_true", help="one run each with small counts (smoke test)")
     ap.add_argument("--json", metavar="FILE", help="write every raw result and the medians to FILE")
     opts = ap.parse_args()
@@ -246,6 +262,13 @@ def main():
                                                                 ", ".join(available)))
     else:
         presets = available
+    memories = [None]
+    if opts.memory:
+        memories = [m.strip() for m in opts.memory.split(",") if m.strip()]
+        if not memories or any(m not in ("mprotect", "uffd") for m in memories):
+            ap.error("--memory takes mprotect, uffd or both, comma-separated")
+    # The backends of one preset side by side.
+    columns = [Column(p, m) for p in presets for m in memories]
 
     run_list = runs()
     figs = figures()
@@ -257,29 +280,31 @@ def main():
         if run.program not in programs:
             programs[run.program] = find_program(build, run.program)
 
-    todo = [(rep, run, p) for rep in range(repeat) for run in run_list for p in presets if run.applies_to(p)]
+    todo = [(rep, run, c) for rep in range(repeat) for run in run_list for c in columns if run.applies_to(c.preset)]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="rdsm-microbench-") as tmpdir:
-        for i, (rep, run, preset) in enumerate(todo, 1):
+        for i, (rep, run, column) in enumerate(todo, 1):
             prog = programs[run.program]
-            entry = {"program": run.program, "preset": preset, "nodes": run.nodes, "handler": run.handler,
+            preset = column.preset
+            entry = {"program": run.program, "preset": preset, "memory": column.memory, "column": column.key,
+                     "nodes": run.nodes, "handler": run.handler,
                      "args": run.quick_args if opts.quick else run.args, "repetition": rep, "run": run.key}
             if prog is None:
                 res, err, secs = None, "program not found under %s (apps/%s)" % (build, run.program), 0.0
             else:
-                res, err, secs = run_once(rdsm, prog, run, preset, opts.quick, tmpdir)
+                res, err, secs = run_once(rdsm, prog, run, column, opts.quick, tmpdir)
             entry["seconds"] = round(secs, 3)
             entry["ok"] = err is None
             if res is not None:
                 entry["result"] = res
-                results.setdefault((run.key, preset), []).append(res)
+                results.setdefault((run.key, column.key), []).append(res)
             else:
                 entry["error"] = err
                 failures.append(entry)
-                sys.stderr.write("microbench: FAILED %s, repetition %d: %s\n" % (run.describe(preset), rep + 1, err))
+                sys.stderr.write("microbench: FAILED %s, repetition %d: %s\n" % (run.describe(column.key), rep + 1, err))
             raw.append(entry)
             sys.stderr.write("[%d/%d] %-13s %-7s n=%d %-9s %6.2f s%s\n" %
-                             (i, len(todo), run.program, preset, run.nodes, run.handler, secs,
+                             (i, len(todo), run.program, column.key, run.nodes, run.handler, secs,
                               "" if err is None else "  FAILED"))
             sys.stderr.flush()
 
@@ -290,8 +315,9 @@ def main():
     for f in figs:
         run = next(r for r in run_list if r.key == f.run_key)
         medians[f.key] = {"label": f.label, "unit": f.unit, "group": f.group, "presets": {}}
-        for p in presets:
-            if not run.applies_to(p):
+        for c in columns:
+            p = c.key
+            if not run.applies_to(c.preset):
                 cells[(f.key, p)] = "-"
                 continue
             samples = []
@@ -300,7 +326,7 @@ def main():
                     samples.append(f.extract(res))
                 except (KeyError, TypeError, ValueError):
                     pass
-            failed = sum(1 for e in failures if e["run"] == f.run_key and e["preset"] == p)
+            failed = sum(1 for e in failures if e["run"] == f.run_key and e["column"] == p)
             if samples:
                 m = statistics.median(samples)
                 cells[(f.key, p)] = fmt(m) + ("!" if failed else "")
@@ -309,7 +335,7 @@ def main():
                 cells[(f.key, p)] = "FAIL"
                 medians[f.key]["presets"][p] = {"median": None, "samples": [], "failed_runs": failed}
     # Runs whose counters show that a fault figure is not the fault it names.
-    for p in presets:
+    for p in [c.key for c in columns]:
         for res in results.get(("fault", p), []):
             phases = ("read", "twin", "home")
             faults = [(res.get("%s_stats" % ph) or {}) for ph in phases]
@@ -328,7 +354,7 @@ def main():
     out = sys.stdout
     out.write("\nrdsm micro-benchmarks: median of %d run(s) per figure%s; %d runs in %.0f s\n\n" %
               (repeat, ", quick counts" if opts.quick else "", len(todo), elapsed))
-    print_table(figs, presets, cells, out)
+    print_table(figs, columns, cells, out)
     out.write("\n'-': not run for this preset; 'FAIL': every run of it failed; "
               "'!': median of the runs that did not fail.\n")
     for n in notes:
@@ -338,7 +364,7 @@ def main():
         for e in failures:
             first = (e.get("error") or "").splitlines()[0] if e.get("error") else ""
             out.write("  %s, preset %s, %d nodes, handler %s, repetition %d: %s\n" %
-                      (e["program"], e["preset"], e["nodes"], e["handler"], e["repetition"] + 1, first))
+                      (e["program"], e["column"], e["nodes"], e["handler"], e["repetition"] + 1, first))
     out.flush()
 
     if opts.json:
@@ -347,11 +373,13 @@ def main():
             "quick": opts.quick,
             "build": build,
             "protocols": presets,
+            "memory": memories,
+            "columns": [c.key for c in columns],
             "cpus": os.cpu_count(),
             "seconds": round(elapsed, 3),
             "figures": medians,
             "runs": raw,
-            "failures": [{k: e[k] for k in ("program", "preset", "nodes", "handler", "repetition", "error")}
+            "failures": [{k: e[k] for k in ("program", "preset", "memory", "nodes", "handler", "repetition", "error")}
                          for e in failures],
             "notes": notes,
         }

@@ -89,10 +89,13 @@ Options options_from_environment() {
   }
   if (const char *v = env("RDSM_LOCKS")) o.locks = (int)parse_int("RDSM_LOCKS", v, 1, 1 << 24);
   if (const char *v = env("RDSM_SPIN")) o.spin = (int)parse_int("RDSM_SPIN", v, 0, 1 << 30);
-  if (const char *v = env("RDSM_PROTECT")) {
-    if (strcmp(v, "mprotect")) fatal("RDSM_PROTECT=%s is not a protection backend; use mprotect", v);
-    o.protect = v;
-  }
+  // RDSM_PROTECT is the variable's earlier name.
+  for (const char *name : {"RDSM_PROTECT", "RDSM_MEMORY"})
+    if (const char *v = env(name)) {
+      if (strcmp(v, "mprotect") && strcmp(v, "uffd"))
+        fatal("%s=%s is not a memory backend; use mprotect or uffd", name, v);
+      o.memory = v;
+    }
   if (const char *v = env("RDSM_FAULT")) {
     std::string error;
     if (!parse_fault_spec(v, error)) fatal("RDSM_FAULT=%s: %s", v, error.c_str());

@@ -28,7 +28,9 @@ struct Options {
   int spin = 0;                                  // RDSM_SPIN: polls before sleeping in a wait (spinning
                                                  // with PAUSE is slow on virtual machines, and
                                                  // starves peers when nodes outnumber cores)
-  std::string protect = "mprotect";              // RDSM_PROTECT: protection backend
+  // RDSM_MEMORY: memory (protection) backend, "mprotect" or "uffd"; empty:
+  // uffd where the kernel allows it, else mprotect (memory/backend.hpp).
+  std::string memory;
   // Fabric layout: message rings are reserved for this many nodes (0: the
   // job's size), so the registered segments sit at the same file offsets
   // whatever the job's size.  Fork-join jobs set it: their master's memory

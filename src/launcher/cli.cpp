@@ -21,7 +21,7 @@ constexpr long kMaxLocks = 1L << 24;
 const char *const kFabrics[] = {"shm"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
-enum class Flag { nodes, protocol, axes, handler, fabric, placement, region_size, locks, stats, timeout, quiet, help };
+enum class Flag { nodes, protocol, axes, handler, memory, fabric, placement, region_size, locks, stats, timeout, quiet, help };
 
 struct FlagSpec {
   Flag flag;
@@ -36,6 +36,7 @@ const FlagSpec kFlags[] = {
     {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm)"},
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
+    {Flag::memory, "memory", 0, "B", "memory backend: mprotect (default) or uffd"},
     {Flag::fabric, "fabric", 0, "F", "transport between nodes (default shm)"},
     {Flag::placement, "placement", 0, "P", "default home placement: first-touch, block or cyclic"},
     {Flag::region_size, "region-size", 0, "SIZE", "size of the shared region, e.g. 512M or 4G (default 128M)"},
@@ -114,7 +115,8 @@ std::string quoted(const std::string &s) { return "'" + s + "'"; }
 RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
-  Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, fabric{{}, "RDSM_FABRIC"},
+  Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, memory{{}, "RDSM_MEMORY"},
+      old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"},
       placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"};
   std::optional<std::string> stats_text, timeout_text;
   RunConfig cfg;
@@ -173,6 +175,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       case Flag::protocol: protocol.flag_value = value; break;
       case Flag::axes: axes.flag_value = value; break;
       case Flag::handler: handler.flag_value = value; break;
+      case Flag::memory: memory.flag_value = value; break;
       case Flag::fabric: fabric.flag_value = value; break;
       case Flag::placement: placement.flag_value = value; break;
       case Flag::region_size: region.flag_value = value; break;
@@ -215,6 +218,16 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     cfg.handler = *v;
   } else {
     cfg.handler = defaults.handler == HandlerMode::poll ? "poll" : "interrupt";
+  }
+
+  // RDSM_PROTECT is the variable's earlier name.  Unset, the nodes choose
+  // (and say so when they cannot have uffd).
+  auto memory_value = memory.value(&source, "memory");
+  if (!memory_value) memory_value = old_memory.value(&source, "memory");
+  if (memory_value) {
+    if (*memory_value != "uffd" && *memory_value != "mprotect")
+      throw UsageError("unknown memory backend " + quoted(*memory_value) + " (" + source + "); use uffd or mprotect");
+    cfg.memory = *memory_value;
   }
 
   if (auto v = fabric.value(&source, "fabric")) {
@@ -354,7 +367,13 @@ std::string run_help() {
        "\n"
        "\n"
        "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_HANDLER,\n"
-       "RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE and RDSM_LOCKS when set.\n"
+       "RDSM_MEMORY, RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE and RDSM_LOCKS\n"
+       "when set.\n"
+       "\n"
+       "memory backends: uffd (userfaultfd: no limit on the region from\n"
+       "vm.max_map_count) and mprotect (portable; the region is limited by\n"
+       "vm.max_map_count).\n"
+       "\n"
        "The nodes share the launcher's stdout and stderr; their stdin is /dev/null\n"
        "when the launcher's is a terminal.\n"
        "\n"

@@ -14,6 +14,7 @@ struct RunConfig {
   std::string protocol;
   std::string axes;  // per-axis overrides of the preset, empty for none
   std::string handler;    // "interrupt" or "poll"
+  std::string memory;     // "uffd", "mprotect", or empty: the nodes' default
   std::string fabric;
   std::string placement;  // "first-touch", "block" or "cyclic"
   size_t region_bytes = 0;

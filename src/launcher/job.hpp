@@ -33,6 +33,7 @@ struct JobResult {
   double wall_seconds = 0;
   std::vector<NodeRecord> nodes;  // the launched nodes, then any forked workers
   int forked_jobs = 0;            // how many jobs the fork-join program formed
+  std::string memory;             // the memory backend node 0 reported; empty if it never had a region
 };
 
 // Runs the job to its end.  Messages about failures are printed to stderr

@@ -134,6 +134,7 @@ std::string stats_json(const RunConfig &cfg, const JobResult &result) {
   member("protocol", str(cfg.protocol));
   member("axes", str(cfg.axes));
   member("handler", str(cfg.handler));
+  member("memory", str(result.memory));
   member("fabric", str(cfg.fabric));
   member("placement", str(cfg.placement));
   member("region_size", num((uint64_t)cfg.region_bytes));

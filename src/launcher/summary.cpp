@@ -84,8 +84,9 @@ std::vector<std::string> time_cells(const std::string &label, const std::vector<
 }  // namespace
 
 void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
-  fprintf(out, "rdsm: protocol %s, handler %s, %d node%s, fabric %s, wall time %.3f s\n", (cfg.protocol + (cfg.axes.empty() ? "" : "+" + cfg.axes)).c_str(),
-          cfg.handler.c_str(), cfg.nodes, cfg.nodes == 1 ? "" : "s", cfg.fabric.c_str(), result.wall_seconds);
+  std::string memory = result.memory.empty() ? "" : ", memory " + result.memory;
+  fprintf(out, "rdsm: protocol %s, handler %s%s, %d node%s, fabric %s, wall time %.3f s\n", (cfg.protocol + (cfg.axes.empty() ? "" : "+" + cfg.axes)).c_str(),
+          cfg.handler.c_str(), memory.c_str(), cfg.nodes, cfg.nodes == 1 ? "" : "s", cfg.fabric.c_str(), result.wall_seconds);
   size_t forked = 0;
   for (const auto &n : result.nodes) forked += n.forked;
   if (forked)

@@ -22,7 +22,7 @@ struct Dispatch {
   FaultService service;
   FaultFastPath fast;
   int spin = 0;
-  struct sigaction previous {};
+  struct sigaction previous_segv {}, previous_bus {};
   std::thread thread;
   std::atomic<bool> stopping{false};
   // One fault in service at a time; `slot` serialises faulting threads.
@@ -49,7 +49,7 @@ bool fault_was_write(void *uctx) {
 }
 
 void pass_on(int sig, siginfo_t *info, void *uctx) {
-  const struct sigaction &prev = g_dispatch->previous;
+  const struct sigaction &prev = sig == SIGBUS ? g_dispatch->previous_bus : g_dispatch->previous_segv;
   if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction) {
     prev.sa_sigaction(sig, info, uctx);
     return;
@@ -61,13 +61,22 @@ void pass_on(int sig, siginfo_t *info, void *uctx) {
   // Default action: return and let the access fault again, now fatal.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
-  sigaction(SIGSEGV, &dfl, nullptr);
+  sigaction(sig, &dfl, nullptr);
 }
 
-void on_segv(int sig, siginfo_t *info, void *uctx) {
+// A protection fault of the region: the backend's signal, inside the
+// region, and for SIGBUS one the backend can have raised (userfaultfd's are
+// BUS_ADRERR; a memory error or a truncated file is someone else's).
+bool ours(const Dispatch *d, int sig, const siginfo_t *info) {
+  const SharedRegion &r = *d->region;
+  if (sig != r.fault_signal() || !r.contains(info->si_addr)) return false;
+  return sig != SIGBUS || (info->si_code == BUS_ADRERR && r.expects_faults());
+}
+
+void on_fault(int sig, siginfo_t *info, void *uctx) {
   int saved_errno = errno;
   Dispatch *d = g_dispatch;
-  if (!d || !d->region->contains(info->si_addr)) {
+  if (!d || !ours(d, sig, info)) {
     if (d) pass_on(sig, info, uctx);
     errno = saved_errno;
     return;
@@ -78,6 +87,10 @@ void on_segv(int sig, siginfo_t *info, void *uctx) {
   uint64_t t0 = now_ns();
   size_t page = d->region->page_of(info->si_addr);
   bool write = fault_was_write(uctx);
+  if (d->region->repair(page, write)) {
+    errno = saved_errno;
+    return;
+  }
   if (d->fast.fn && d->fast.fn(d->fast.ctx, page, write)) {
     add(stats().data_wait_ns, now_ns() - t0);
     errno = saved_errno;
@@ -136,17 +149,20 @@ void install_fault_dispatch(SharedRegion &region, FaultService service, FaultFas
   d->spin = spin;
   g_dispatch = d;
   struct sigaction sa {};
-  sa.sa_sigaction = on_segv;
+  sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
-  if (sigaction(SIGSEGV, &sa, &d->previous) != 0) fatal("cannot install the SIGSEGV handler: %s", strerror(errno));
+  // Both signals, whichever backend runs: the other one's faults are passed on.
+  if (sigaction(SIGSEGV, &sa, &d->previous_segv) != 0 || sigaction(SIGBUS, &sa, &d->previous_bus) != 0)
+    fatal("cannot install the fault signal handlers: %s", strerror(errno));
   d->thread = std::thread(service_loop, d);
 }
 
 void remove_fault_dispatch() {
   Dispatch *d = g_dispatch;
   if (!d) return;
-  sigaction(SIGSEGV, &d->previous, nullptr);
+  sigaction(SIGSEGV, &d->previous_segv, nullptr);
+  sigaction(SIGBUS, &d->previous_bus, nullptr);
   d->stopping.store(true, std::memory_order_seq_cst);
   // Changing the word makes a futex_wait that races with this call return.
   d->request_seq.fetch_add(1, std::memory_order_seq_cst);

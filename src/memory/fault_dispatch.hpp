@@ -1,12 +1,13 @@
 // Access faults on the application view, from signal to protocol.
 //
-// The SIGSEGV handler does only async-signal-safe work: it classifies the
+// The fault signal (SIGSEGV under the mprotect backend, SIGBUS under uffd)
+// handler does only async-signal-safe work: it classifies the
 // fault (inside the region? read or write?), hands it to the node's fault
 // service thread through a futex-guarded slot, and sleeps on a futex until
 // the service thread has made the page accessible.  The protocol's fault
 // code therefore runs on an ordinary thread and may take locks, allocate and
 // wait for messages.  A fault outside the region is passed on to the handler
-// that was installed before (by default: the process dies of SIGSEGV).
+// that was installed before (by default: the process dies of the signal).
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -25,11 +26,11 @@ struct FaultFastPath {
   void *ctx = nullptr;
 };
 
-// Installs the SIGSEGV handler and starts the service thread.  One region
+// Installs the SIGSEGV and SIGBUS handler and starts the service thread.  One region
 // per process.  `spin` is how long the faulting thread polls for completion
 // before sleeping.
 void install_fault_dispatch(SharedRegion &region, FaultService service, FaultFastPath fast, int spin);
-// Stops the service thread and restores the previous SIGSEGV handler.
+// Stops the service thread and restores the previous handlers.
 void remove_fault_dispatch();
 
 }  // namespace rdsm

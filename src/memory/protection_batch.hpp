@@ -1,4 +1,4 @@
-// Collects page protection changes and applies them as few mprotect calls
+// Collects page protection changes and applies them as few backend calls
 // as possible: sorted by page and coalesced into runs of equal protection
 // (GeNIMA's batching; seed 004's page-group primitive).  Invalidating 500
 // scattered pages at an acquire costs one call per run, not per page.
@@ -17,7 +17,7 @@ class ProtectionBatch {
   void set(size_t page, Prot prot) { changes_.push_back({page, prot}); }
   bool empty() const { return changes_.empty(); }
   // Applies everything collected (a later set() of a page wins) and clears.
-  // Returns the number of mprotect calls made.
+  // Returns the number of protection calls made (runs).
   size_t apply();
 
   // Coalescing alone, for tests: the runs apply() would issue.

@@ -11,15 +11,6 @@
 namespace rdsm {
 
 namespace {
-int prot_flags(Prot p) {
-  switch (p) {
-    case Prot::none: return PROT_NONE;
-    case Prot::read: return PROT_READ;
-    case Prot::read_write: return PROT_READ | PROT_WRITE;
-  }
-  return PROT_NONE;
-}
-
 long read_long_file(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) return -1;
@@ -45,10 +36,10 @@ void preflight_region(const Options &opt) {
   // with equal protection: at worst one per page.
   long pages = (long)(opt.region_bytes / kPageBytes);
   long limit = read_long_file("/proc/sys/vm/max_map_count");
-  if (opt.protect == "mprotect" && limit > 0 && pages + kOtherMappings > limit)
-    fatal("a shared region of %zu MiB has %ld pages and may need up to %ld memory mappings, but "
-          "vm.max_map_count is %ld. Raise it (as root: sysctl -w vm.max_map_count=%ld) or use a smaller "
-          "region (--region-size)",
+  if (choose_memory_backend(opt) == MemoryBackend::mprotect && limit > 0 && pages + kOtherMappings > limit)
+    fatal("a shared region of %zu MiB has %ld pages and may need up to %ld memory mappings under the mprotect "
+          "memory backend, but vm.max_map_count is %ld. Raise it (as root: sysctl -w vm.max_map_count=%ld), "
+          "use a smaller region (--region-size) or the uffd memory backend (--memory uffd)",
           opt.region_bytes >> 20, pages, pages + kOtherMappings, limit, 2 * (pages + kOtherMappings));
   // Every node may end up holding a copy of every page it touches.
   long mem_kb = -1, swap_kb = 0;
@@ -76,8 +67,12 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data) {
   bytes_ = data.bytes;
   sys_ = data.base;
   if (data.fd < 0) fatal("the fabric's data segment cannot be mapped twice (no file descriptor)");
+  kind_ = choose_memory_backend(opt);
   void *want = reinterpret_cast<void *>(opt.region_base);
-  void *p = mmap(want, bytes_, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE, data.fd, (off_t)data.fd_offset);
+  // mprotect starts with no access; uffd with a read-write view in which no
+  // page is mapped yet, which is its "no access".
+  int prot = kind_ == MemoryBackend::uffd ? PROT_READ | PROT_WRITE : PROT_NONE;
+  void *p = mmap(want, bytes_, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, data.fd, (off_t)data.fd_offset);
   if (p == MAP_FAILED) {
     if (errno == EEXIST)
       fatal("the address range of the shared region [%p, %p) is already in use in this process; choose "
@@ -95,21 +90,13 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data) {
           want);
   }
   app_ = static_cast<uint8_t *>(p);
+  backend_ = kind_ == MemoryBackend::uffd ? make_uffd_backend(app_, sys_, pages())
+                                          : make_mprotect_backend(app_, pages());
 }
 
 SharedRegion::~SharedRegion() {
   if (app_) munmap(app_, bytes_);
-}
-
-void SharedRegion::protect(size_t first, size_t count, Prot prot) {
-  if (count == 0) return;
-  if (mprotect(app_page(first), count * kPageBytes, prot_flags(prot)) != 0) {
-    if (errno == ENOMEM)
-      fatal_signal_safe(
-          "mprotect failed with ENOMEM: the process ran out of memory mappings (vm.max_map_count). "
-          "Raise it (as root: sysctl -w vm.max_map_count=1048576) or use a smaller region");
-    fatal_signal_safe("mprotect of the shared region failed");
-  }
+  backend_.reset();
 }
 
 }  // namespace rdsm

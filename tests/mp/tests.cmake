@@ -61,3 +61,8 @@ endforeach()
 
 # Statistics: the summary and the --stats JSON file.
 rdsm_mp_test(stats_json 40 stats_json.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial>)
+
+# The memory backend option, its errors and its fallback; a region larger
+# than mprotect can cover, under uffd.
+rdsm_mp_test(memory_backend 120 memory_backend.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial>)
+rdsm_mp_test(big_region 150 big_region.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_sparse>)

@@ -24,6 +24,7 @@ struct TestRegion {
     seg.base = static_cast<uint8_t *>(mmap(nullptr, seg.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, seg.fd, 0));
     opt.region_bytes = seg.bytes;
     opt.region_base = 0x310000000000ull;
+    opt.memory = "mprotect";  // these tests look for SIGSEGV
     region = std::make_unique<SharedRegion>(opt, seg);
   }
   ~TestRegion() {
@@ -106,6 +107,7 @@ TEST(SharedRegion, ReportsAnAddressRangeInUse) {
 
 TEST(Preflight, NamesMaxMapCountWhenTheRegionNeedsMoreMappings) {
   Options o;
+  o.memory = "mprotect";
   o.region_bytes = size_t(16) << 40;  // 4 Gi pages: more than any vm.max_map_count
   EXPECT_EXIT(preflight_region(o), ::testing::ExitedWithCode(2), "vm.max_map_count");
 }

@@ -1,0 +1,56 @@
+// How the application view's page protections are enforced.  The protocols
+// see only SharedRegion::protect and the fault callbacks; which backend runs
+// is chosen here, once per process, from RDSM_MEMORY (`rdsm run --memory`).
+//   mprotect  PROT_NONE / PROT_READ / PROT_READ|PROT_WRITE per page, faults
+//             as SIGSEGV.  Portable, but every run of pages with its own
+//             protection is a VMA, so vm.max_map_count caps the region.
+//   uffd      the view stays read-write; userfaultfd decides: a page with no
+//             mapping is invalid (minor/missing fault), a write-protected
+//             one is read-only (write-protect fault).  Faults arrive as
+//             SIGBUS.  One VMA whatever the protections.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/options.hpp"
+
+namespace rdsm {
+
+enum class Prot : uint8_t { none = 0, read = 1, read_write = 2 };
+
+enum class MemoryBackend : uint8_t { mprotect, uffd };
+
+const char *memory_backend_name(MemoryBackend b);
+
+// The backend this process uses for `opt`: the one asked for, or the
+// default (backend_choice.cpp).  When the default is uffd but the kernel
+// does not allow it, mprotect runs, with one line (from node 0) saying why
+// and what it costs.  Asking for uffd where it cannot work ends the process
+// with the cause.
+MemoryBackend choose_memory_backend(const Options &opt);
+
+class ProtectionBackend {
+ public:
+  virtual ~ProtectionBackend() = default;
+  // May run in the fault signal handler: async-signal-safe.
+  virtual void protect(size_t first, size_t count, Prot prot) = 0;
+  // The signal a protection fault raises (SIGSEGV or SIGBUS).
+  virtual int fault_signal() const = 0;
+  // In the signal handler, before the protocol sees the fault: true if the
+  // page's protection already allows the access and only its mapping lagged
+  // behind (the backend maps it now and the access is retried).
+  virtual bool repair(size_t, bool) { return false; }
+  // False when a fault of fault_signal() in the region cannot come from the
+  // backend (nothing is registered): it is a real error, passed on.
+  virtual bool expects_faults() const { return true; }
+};
+
+// The application view [app, app + pages pages) is already mapped (with no
+// access for mprotect, read-write for uffd).  `sys` is the system view of
+// the same file, always read-write.
+std::unique_ptr<ProtectionBackend> make_mprotect_backend(uint8_t *app, size_t pages);
+std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, size_t pages);
+
+}  // namespace rdsm

@@ -1,0 +1,141 @@
+// The uffd backend: protections are page mappings, faults are SIGBUS, data
+// lives in the file whatever the protection, and no VMA is split.
+#include <gtest/gtest.h>
+
+#include <csetjmp>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "memory/protection_batch.hpp"
+#include "memory/uffd_sys.hpp"
+
+using namespace rdsm;
+
+namespace {
+
+struct UffdRegion {
+  fabric::Segment seg;
+  Options opt;
+  std::unique_ptr<SharedRegion> region;
+  explicit UffdRegion(size_t pages) {
+    seg.bytes = pages * kPageBytes;
+    seg.fd = memfd_create("rdsm-uffd-test", 0);
+    EXPECT_EQ(ftruncate(seg.fd, (off_t)seg.bytes), 0);
+    seg.base = static_cast<uint8_t *>(mmap(nullptr, seg.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, seg.fd, 0));
+    opt.region_bytes = seg.bytes;
+    opt.region_base = 0x320000000000ull;
+    opt.memory = "uffd";
+    region = std::make_unique<SharedRegion>(opt, seg);
+  }
+  ~UffdRegion() {
+    region.reset();
+    munmap(seg.base, seg.bytes);
+    close(seg.fd);
+  }
+};
+
+sigjmp_buf g_jump;
+void on_bus(int) { siglongjmp(g_jump, 1); }
+
+// Whether the access completes without SIGBUS.
+bool try_access(volatile uint8_t *p, bool write) {
+  struct sigaction sa {}, old {};
+  sa.sa_handler = on_bus;
+  sigaction(SIGBUS, &sa, &old);
+  bool ok = true;
+  if (sigsetjmp(g_jump, 1) == 0) {
+    if (write)
+      *p = *p;
+    else
+      (void)*p;
+  } else {
+    ok = false;
+  }
+  sigaction(SIGBUS, &old, nullptr);
+  return ok;
+}
+
+// Mappings of the process that overlap [p, p + bytes).
+int vmas_over(const void *p, size_t bytes) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  int n = 0;
+  unsigned long a, b;
+  char line[512];
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && a < hi && b > lo) ++n;
+  fclose(f);
+  return n;
+}
+
+bool skip() { return !uffd::unavailable_reason().empty(); }
+
+}  // namespace
+
+TEST(UffdBackend, ProtectionsHoldAndDataStaysInTheFile) {
+  if (skip()) GTEST_SKIP() << uffd::unavailable_reason();
+  UffdRegion t(8);
+  SharedRegion &r = *t.region;
+  EXPECT_EQ(r.memory_backend(), MemoryBackend::uffd);
+  EXPECT_FALSE(try_access(r.app_page(0), false));
+  r.sys_page(0)[0] = 42;
+  r.protect(0, 1, Prot::read);
+  EXPECT_TRUE(try_access(r.app_page(0), false));
+  EXPECT_EQ(r.app_page(0)[0], 42);
+  EXPECT_FALSE(try_access(r.app_page(0), true));
+  r.protect(0, 1, Prot::read_write);
+  EXPECT_TRUE(try_access(r.app_page(0), true));
+  r.app_page(0)[1] = 7;
+  EXPECT_EQ(r.sys_page(0)[1], 7);
+  r.protect(0, 1, Prot::none);
+  EXPECT_FALSE(try_access(r.app_page(0), false));
+  r.sys_page(0)[2] = 9;  // written while invalid, seen when valid again
+  r.protect(0, 1, Prot::read);
+  EXPECT_EQ(r.app_page(0)[2], 9);
+  EXPECT_EQ(r.app_page(0)[1], 7);
+  EXPECT_FALSE(try_access(r.app_page(0), true));
+}
+
+TEST(UffdBackend, PagesNeverWrittenCanBeMapped) {
+  if (skip()) GTEST_SKIP() << uffd::unavailable_reason();
+  UffdRegion t(8);
+  SharedRegion &r = *t.region;
+  r.protect(2, 3, Prot::read);  // holes in the file
+  for (size_t p = 2; p < 5; ++p) {
+    EXPECT_TRUE(try_access(r.app_page(p), false));
+    EXPECT_EQ(r.app_page(p)[0], 0);
+    EXPECT_FALSE(try_access(r.app_page(p), true));
+  }
+  r.protect(5, 1, Prot::read_write);
+  EXPECT_TRUE(try_access(r.app_page(5), true));
+}
+
+TEST(UffdBackend, AlternatingProtectionsKeepOneMapping) {
+  if (skip()) GTEST_SKIP() << uffd::unavailable_reason();
+  UffdRegion t(256);
+  SharedRegion &r = *t.region;
+  ProtectionBatch b(r);
+  for (size_t p = 0; p < 256; ++p) b.set(p, p % 3 == 0 ? Prot::read : p % 3 == 1 ? Prot::read_write : Prot::none);
+  b.apply();
+  EXPECT_EQ(vmas_over(r.app(), r.bytes()), 1);
+  for (size_t p = 0; p < 12; ++p) {
+    EXPECT_EQ(try_access(r.app_page(p), false), p % 3 != 2) << p;
+    EXPECT_EQ(try_access(r.app_page(p), true), p % 3 == 1) << p;
+  }
+}
+
+TEST(UffdBackend, WholeRegionReadWriteIsAPlainMapping) {
+  if (skip()) GTEST_SKIP() << uffd::unavailable_reason();
+  UffdRegion t(16);
+  SharedRegion &r = *t.region;
+  r.protect(0, 16, Prot::read_write);
+  EXPECT_FALSE(r.expects_faults());
+  for (size_t p = 0; p < 16; ++p) EXPECT_TRUE(try_access(r.app_page(p), true));
+  r.protect(3, 1, Prot::none);  // protections again
+  EXPECT_TRUE(r.expects_faults());
+  EXPECT_FALSE(try_access(r.app_page(3), false));
+  EXPECT_TRUE(try_access(r.app_page(4), true));
+}
