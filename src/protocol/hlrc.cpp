@@ -85,6 +85,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     pf_window_.assign(pages_, 0);
     pf_origin_.assign(pages_, 0);
     pf_limit_.assign(pages_, (uint8_t)kMaxPrefetchWindow);
+    if (cfg_.fetch == FetchAxis::one_sided) reread_.assign(pages_, 0);
   }
   if (whole_pages()) {
     copy_gen_.assign(pages_, page_word::kNoGen);
@@ -265,6 +266,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     }
     size_t got = fetch_pages(page, home, extra, true, can_poll);
     if (got == 0) return false;
+    note_reread(page);
     add(stats().pages_fetched);
     if (got > 1) map_prefetched(page + 1, got - 1, page);
   }
@@ -401,7 +403,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   if (fresh.empty()) return;
   std::lock_guard<FutexLock> g(mu_);
   ProtectionBatch batch(*region_);
-  std::vector<uint32_t> own_writes;
+  std::vector<uint32_t> own_writes, refresh;
   for (const Interval &iv : fresh) {
     if ((int)iv.writer == self_) continue;
     for (uint32_t entry : iv.pages) {
@@ -413,6 +415,11 @@ void Hlrc::apply_notices(const NoticeSet &s) {
         continue;
       }
       if (state_[p] == kInvalid) continue;
+      if (refresh_instead(p)) {
+        refresh.push_back(p);
+        continue;
+      }
+      if (!reread_.empty()) reread_[p] |= kDropped;
       if (has_twin_[p]) own_writes.push_back(p);
       if (state_[p] == kPrefetched) prefetch_dropped(p);
       if (!kept_.empty()) kept_[p] = 0;  // its twin goes with the diff below
@@ -428,12 +435,14 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   // still names the page in its notices).
   std::sort(own_writes.begin(), own_writes.end());
   own_writes.erase(std::unique(own_writes.begin(), own_writes.end()), own_writes.end());
-  if (own_writes.empty()) return;
-  // A kept page may not have been written in the open interval at all;
-  // those that were are named in its notices from now on.
-  std::vector<uint32_t> changed;
-  propagate_diffs(own_writes, open_interval(), false, &changed);
-  for (uint32_t p : changed) note_written(p);
+  if (!own_writes.empty()) {
+    // A kept page may not have been written in the open interval at all;
+    // those that were are named in its notices from now on.
+    std::vector<uint32_t> changed;
+    propagate_diffs(own_writes, open_interval(), false, &changed);
+    for (uint32_t p : changed) note_written(p);
+  }
+  refresh_copies(refresh);
 }
 
 void Hlrc::lock(int id) {

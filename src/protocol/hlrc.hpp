@@ -340,6 +340,23 @@ class Hlrc {
   std::vector<fabric::Fabric::Piece> repeat_pieces_;
   std::vector<uint32_t> repeat_pages_;
 
+  // Refresh of pages re-read after every invalidation (copy_refresh.cpp).
+  static constexpr uint8_t kDropped = 0x80;  // invalidated by a notice since it was last fetched
+  static constexpr uint8_t kPending = 0x40;  // chosen for refresh by the acquire in progress
+  static constexpr uint8_t kRoundsMask = 0x3F;
+  static constexpr uint8_t kRefreshRounds = 4;
+  // A demand miss fetched `page`; mu_ held.
+  void note_reread(size_t page) {
+    if (!reread_.empty() && (reread_[page] & kDropped)) reread_[page] = kRefreshRounds;
+  }
+  // An acquire's notice names `page`: refresh the copy instead of dropping
+  // it (and mark it pending); mu_ held.
+  bool refresh_instead(size_t page);
+  // Reads the pages chosen by refresh_instead anew from their homes; those
+  // that cannot be read now are dropped after all; mu_ held.
+  void refresh_copies(std::vector<uint32_t> &pages);
+  std::vector<uint8_t> reread_;
+
   // Adaptive prefetch (page_fetch.cpp), per page.
   std::vector<uint8_t> pf_window_;   // a sentinel: the size of the window it ends
   std::vector<uint32_t> pf_origin_;  // a sentinel: the page whose fault started its window

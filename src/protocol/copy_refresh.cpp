@@ -1,0 +1,70 @@
+// Prefetch axis, `adaptive`, second half: pages re-read after every
+// invalidation are refreshed instead (an update protocol for exactly the
+// pages that want one: the boundary rows a neighbour writes in every phase,
+// a table every node reads after each barrier).
+//
+// A page whose copy a notice dropped, and which this node then missed on
+// again, gets kRefreshRounds: the next acquires that name it read the new
+// contents from its home at once, in one read per run of consecutive pages
+// of one home, and leave the page readable.  That saves the protection
+// change of the invalidation, the fault, and the fault's separate read.
+// When the rounds are used up the page is dropped as usual: if it is missed
+// again it earns new rounds, if not the refreshing stops (a page refreshed
+// but no longer read costs at most kRefreshRounds reads).
+//
+// A page is refreshed only if its home's versions already cover what this
+// node's notices require (fetch_pages checks them as for a miss, without
+// waiting); otherwise it is dropped as usual.  Usually they do: an acquire
+// learns a notice only after the writer's release made the diffs visible at
+// the home.  But pushed notices may run ahead (intervals of the next epoch,
+// after homes moved at a barrier this node has not finished), and those are
+// left to the miss.  Only read-only copies without a twin are refreshed (a page this
+// node wrote in the open interval goes the usual way), and only with
+// one-sided fetch, which reads a page without the home counting the copy
+// again.  The application thread is inside the acquire, so nothing reads
+// the page while it is replaced (one application thread per node).
+#include <algorithm>
+
+#include "protocol/hlrc.hpp"
+#include "stats/stats.hpp"
+
+namespace rdsm {
+
+bool Hlrc::refresh_instead(size_t page) {
+  if (reread_.empty() || state_[page] != kReadOnly || has_twin_[page]) return false;
+  uint8_t &r = reread_[page];
+  if ((r & kRoundsMask) == 0) return false;
+  if (!(r & kPending)) r |= kPending;
+  return true;
+}
+
+void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {
+  if (pages.empty()) return;
+  std::sort(pages.begin(), pages.end());
+  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  ProtectionBatch batch(*region_);
+  for (size_t i = 0; i < pages.size();) {
+    size_t first = pages[i], n = 1;
+    int home = home_[first];
+    while (i + n < pages.size() && pages[i + n] == first + n && home_[first + n] == home) ++n;
+    // Not waited for: an acquire may learn intervals written after this
+    // barrier's home moves, which the home this node still knows never gets.
+    size_t got = fetch_pages(first, home, n - 1, false, true);
+    add(stats().prefetched, got);
+    for (size_t k = 0; k < n; ++k) {
+      size_t p = first + k;
+      uint8_t &r = reread_[p];
+      r = (uint8_t)((r & kRoundsMask) - 1);
+      if (k < got) continue;
+      // Not new enough at that home: dropped (fetch_pages counted it out).
+      r |= kDropped;
+      state_[p] = kInvalid;
+      batch.set(p, Prot::none);
+      add(stats().invalidations);
+    }
+    i += n;
+  }
+  batch.apply();
+}
+
+}  // namespace rdsm
