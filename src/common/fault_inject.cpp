@@ -10,7 +10,20 @@
 namespace rdsm {
 
 namespace {
-const char *const kPoints[] = {"home_migration"};
+const char *const kPoints[] = {"fetch",     "fetch_serve", "diff_version",   "diff_apply", "whole_page",
+                               "lock_held", "barrier",     "home_claim", "home_migration", "refresh"};
+
+// Appends text or a number to a fixed buffer: no formatting library, so
+// that a point reached in the signal handler dies with signal-safe calls only.
+void put(char *buf, size_t &n, size_t cap, const char *s) {
+  while (*s && n + 1 < cap) buf[n++] = *s++;
+}
+void put(char *buf, size_t &n, size_t cap, long v) {
+  char digits[24];
+  int k = 0;
+  do digits[k++] = (char)('0' + v % 10); while ((v /= 10) > 0 && k < 23);
+  while (k > 0 && n + 1 < cap) buf[n++] = digits[--k];
+}
 
 struct Armed {
   std::string point;  // empty: nothing armed
@@ -89,12 +102,20 @@ void arm_fault_injection(const std::string &spec, int rank) {
 
 void fault_point(const char *point) {
   Armed &a = armed();
-  if (a.point.empty() || a.point != point) return;
+  if (a.point.empty() || strcmp(a.point.c_str(), point) != 0) return;
   if (a.seen.fetch_add(1) + 1 != a.count) return;
   char line[160];
-  int n = snprintf(line, sizeof line, "rdsm[node %d]: fault injection: node %d dies at %s (visit %ld)\n", a.rank,
-                   a.rank, point, a.count);
-  if (n > 0) (void)!write(STDERR_FILENO, line, (size_t)n);
+  size_t n = 0;
+  put(line, n, sizeof line, "rdsm[node ");
+  put(line, n, sizeof line, (long)a.rank);
+  put(line, n, sizeof line, "]: fault injection: node ");
+  put(line, n, sizeof line, (long)a.rank);
+  put(line, n, sizeof line, " dies at ");
+  put(line, n, sizeof line, point);
+  put(line, n, sizeof line, " (visit ");
+  put(line, n, sizeof line, a.count);
+  put(line, n, sizeof line, ")\n");
+  (void)!write(STDERR_FILENO, line, n);
   kill(getpid(), SIGKILL);
   pause();
 }

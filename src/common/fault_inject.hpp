@@ -3,10 +3,22 @@
 // the first) it reaches the named point, so that tests can check that a
 // failure in the middle of a protocol step ends the whole job cleanly.
 //
-// Points (each is one call of fault_point in the runtime):
+// Points (each is one or two calls of fault_point in the runtime; a point
+// that may be reached in the fault signal handler dies there too):
+//   fetch           a page fetch, after the request (message) or after the
+//                   version check and before the page is read (one-sided)
+//   fetch_serve     the home's handler, about to send a fetched page
+//   diff_version    a release's one-sided diffs written, their versions not
+//   diff_apply      the home's handler, a diff applied, its version not
+//   whole_page      holding a page's whole-page claim at its home
+//   lock_held       just after acquiring a lock
+//   barrier         inside a barrier, every node arrived, notices not applied
+//   home_claim      a first-touch home claim won, at the claimer (remote CAS)
+//                   or at the directory's handler (message)
 //   home_migration  a node taking part in moving a page's home, between two
 //                   pages of one barrier's moves (new home, old home or any
 //                   other node that held a copy)
+//   refresh         an acquire refreshing re-read pages (adaptive prefetch)
 #pragma once
 #include <string>
 

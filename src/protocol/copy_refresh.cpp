@@ -25,6 +25,7 @@
 // the page while it is replaced (one application thread per node).
 #include <algorithm>
 
+#include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
 #include "stats/stats.hpp"
 
@@ -49,6 +50,7 @@ void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {
     while (i + n < pages.size() && pages[i + n] == first + n && home_[first + n] == home) ++n;
     // Not waited for: an acquire may learn intervals written after this
     // barrier's home moves, which the home this node still knows never gets.
+    fault_point("refresh");
     size_t got = fetch_pages(first, home, n - 1, false, true);
     add(stats().prefetched, got);
     for (size_t k = 0; k < n; ++k) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/fault_inject.hpp"
 #include "protocol/diff.hpp"
 #include "protocol/hlrc.hpp"
 #include "protocol/msg_types.hpp"
@@ -101,6 +102,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     f_.putv(home, data_seg_.id, pieces_.data(), pieces_.size());
     add(stats().diff_ops, pieces_.size() + repeat_pieces_.size());
     f_.flush(home);  // the runs are visible before the versions that announce them
+    fault_point("diff_version");
     if (whole_axis) end_whole_writes(home);
     f_.putv(home, version_seg_.id, version_pieces_.data(), version_pieces_.size());
     if (whole_axis) {
@@ -166,6 +168,7 @@ void Hlrc::on_diff(const fabric::Message &m) {
         !diff_apply(region_->sys_page(e.page), kPageBytes, p, e.len))
       fatal("internal error: malformed diff for page %u from node %d", e.page, m.src);
     p += e.len;
+    fault_point("diff_apply");
     auto v = version(e.page, m.src);
     if (v.load(std::memory_order_relaxed) < interval) v.store(interval, std::memory_order_release);
     serve_deferred_fetches(e.page);

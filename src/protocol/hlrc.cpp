@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "common/error.hpp"
+#include "common/fault_inject.hpp"
 #include "memory/fault_dispatch.hpp"
 #include "protocol/msg_types.hpp"
 #include "stats/stats.hpp"
@@ -458,6 +459,7 @@ void Hlrc::lock(int id) {
     memcpy(target.data(), got.data(), target.size() * 4);
     catch_up(target);
   }
+  fault_point("lock_held");
   add(stats().lock_acquires);
 }
 
@@ -492,6 +494,7 @@ void Hlrc::barrier_impl(bool migrate) {
   }
   uint64_t t1 = now_ns();
   add(stats().barrier_wait_ns, t1 - t0);
+  fault_point("barrier");
   if (cfg_.barrier == BarrierAxis::manager)
     apply_notices(all);
   else

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
 #include "protocol/msg_types.hpp"
 
@@ -36,6 +37,7 @@ int Hlrc::claim_home(size_t page) {
   uint64_t off = page * sizeof(uint64_t);
   if (cfg_.claim == HomeClaimAxis::cas) {
     uint64_t old = f_.cas(dir, dir_seg_.id, off, 0, (uint64_t)self_ + 1);
+    if (old == 0) fault_point("home_claim");
     return old == 0 ? self_ : (int)(old - 1);
   }
   home_reply_page_.store(-1);
@@ -54,6 +56,7 @@ void Hlrc::on_home_query(const fabric::Message &m) {
   std::atomic_ref<uint64_t> w(*word);
   uint64_t expected = 0;
   w.compare_exchange_strong(expected, (uint64_t)q.home + 1);
+  if (expected == 0) fault_point("home_claim");
   HomeMsg r{q.page, expected == 0 ? q.home : (int32_t)(expected - 1)};
   f_.send(m.src, msg::kHomeReply, &r, sizeof r);
 }

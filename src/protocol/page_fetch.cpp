@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
 #include "protocol/msg_types.hpp"
 #include "stats/stats.hpp"
@@ -134,6 +135,7 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
   for (size_t i = ok; i < total; ++i) uncount_copy(page + i);  // not fetched after all
   if (ok == 0) return 0;
   std::atomic_thread_fence(std::memory_order_acquire);  // the pages are read after their versions
+  fault_point("fetch");
   f_.get(home, data_seg_.id, page * kPageBytes, region_->sys_page(page), ok * kPageBytes);
   return ok;
 }
@@ -144,6 +146,7 @@ void Hlrc::fetch_by_message(size_t page, int home, size_t count) {
   iovec req[2] = {{&h, sizeof h}, {required(page), count * nodes_ * sizeof(uint32_t)}};
   fetched_page_.store(-1);
   f_.sendv(home, msg::kFetchRequest, req, 2);
+  fault_point("fetch");
   f_.wait([&] { return fetched_page_.load(std::memory_order_acquire) == (int64_t)page; });
 }
 
@@ -180,6 +183,7 @@ void Hlrc::serve_fetch(int requester, size_t page, size_t count, const uint32_t 
       break;
     }
   }
+  fault_point("fetch_serve");
   FetchHeader h{(uint32_t)page, (uint32_t)k};
   iovec iov[2] = {{&h, sizeof h}, {region_->sys_page(page), k * kPageBytes}};
   f_.sendv(requester, msg::kFetchReply, iov, 2);

@@ -33,6 +33,7 @@
 // its flush; the claim could then succeed wrongly, which no run comes near.
 #include <sched.h>
 
+#include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
 
 namespace rdsm {
@@ -92,6 +93,7 @@ bool Hlrc::register_runs(int home, uint32_t page, uint64_t *word) {
 void Hlrc::end_whole_writes(int home) {
   for (const HeldPage &h : held_) {
     if (!h.whole) continue;
+    fault_point("whole_page");
     uint64_t before = f_.fetch_add(home, copies_seg_.id, h.page * sizeof(uint64_t), pw::kGen - pw::kWhole - pw::kWriter);
     // The home's copy is this copy now; a runs writer that registered
     // meanwhile adds its own generation when it ends.
