@@ -103,8 +103,9 @@ typedef struct rdsm_stats {
   /* diff_ops: remote writes (or messages) that carried diffs; migrations:
    * pages whose home moved to this node; prefetched pages fetched ahead of a
    * miss, of which used were later accessed and wasted were invalidated or
-   * dropped untouched */
-  uint64_t diff_ops, migrations, prefetched, prefetch_used, prefetch_wasted;
+   * dropped untouched; refreshed: copies read anew at an acquire instead of
+   * invalidated (pages this node re-reads after every invalidation) */
+  uint64_t diff_ops, migrations, prefetched, prefetch_used, prefetch_wasted, refreshed;
 } rdsm_stats;
 void rdsm_get_stats(rdsm_stats *out);
 /* Zeroes this node's counters and restarts its clocks (for timing phases). */

@@ -256,11 +256,11 @@ static inline void app_json_stats(FILE *f, const rdsm_stats *s) {
           ", \"messages_sent\": %" PRIu64 ", \"message_bytes\": %" PRIu64 ", \"one_sided_ops\": %" PRIu64
           ", \"invalidations\": %" PRIu64 ", \"lock_acquires\": %" PRIu64 ", \"barriers\": %" PRIu64
           ", \"diff_ops\": %" PRIu64 ", \"migrations\": %" PRIu64 ", \"prefetched\": %" PRIu64
-          ", \"prefetch_used\": %" PRIu64 ", \"prefetch_wasted\": %" PRIu64 "}",
+          ", \"prefetch_used\": %" PRIu64 ", \"prefetch_wasted\": %" PRIu64 ", \"refreshed\": %" PRIu64 "}",
           s->total, s->compute, s->data_wait, s->lock_wait, s->barrier_wait, s->barrier_protocol, s->handler,
           s->read_faults, s->write_faults, s->pages_fetched, s->twins, s->diffs, s->diff_bytes, s->messages_sent,
           s->message_bytes, s->one_sided_ops, s->invalidations, s->lock_acquires, s->barriers, s->diff_ops,
-          s->migrations, s->prefetched, s->prefetch_used, s->prefetch_wasted);
+          s->migrations, s->prefetched, s->prefetch_used, s->prefetch_wasted, s->refreshed);
 }
 
 /* Opens a JSON output file or says why not (node 0 only calls it). */

@@ -108,6 +108,7 @@ std::string node_json(const NodeRecord &n) {
       {"prefetched", num(s.prefetched)},
       {"prefetch_used", num(s.prefetch_used)},
       {"prefetch_wasted", num(s.prefetch_wasted)},
+      {"refreshed", num(s.refreshed)},
   };
   std::string out = "    {";
   bool first = true;

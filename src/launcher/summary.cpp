@@ -56,10 +56,11 @@ std::vector<double> counts_of(const rdsm_stats &s) {
 }
 
 // What the protocol's optimisations did: diff operations, home
-// migrations, prefetches and how many of them were used.
+// migrations, prefetches and how many of them were used, refreshes.
 std::vector<double> protocol_counts_of(const rdsm_stats &s) {
   return {(double)s.diff_ops,  (double)s.invalidations, (double)s.migrations,
-          (double)s.prefetched, (double)s.prefetch_used, (double)s.prefetch_wasted};
+          (double)s.prefetched, (double)s.prefetch_used, (double)s.prefetch_wasted,
+          (double)s.refreshed};
 }
 
 std::vector<std::string> plain_count_cells(const std::string &label, const std::vector<double> &v) {
@@ -103,14 +104,14 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   Table times({"node", "total(s)", "compute", "data wait", "lock wait", "barrier wait", "barrier proto", "handler"});
   Table counts({"node", "read faults", "write faults", "fetches", "twins", "diffs", "diff KiB", "messages",
                 "msg KiB", "one-sided"});
-  Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted"});
-  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(6, 0.0);
+  Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted", "refreshed"});
+  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(7, 0.0);
   for (const auto &n : result.nodes) {
     std::string label = (n.forked ? "w" : "") + std::to_string(n.rank);
     if (!n.has_stats) {
       times.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
       counts.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});
-      protocol.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-"});
+      protocol.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     std::vector<double> t = times_of(n.stats), c = counts_of(n.stats), pc = protocol_counts_of(n.stats);

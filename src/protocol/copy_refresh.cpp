@@ -52,7 +52,7 @@ void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {
     // barrier's home moves, which the home this node still knows never gets.
     fault_point("refresh");
     size_t got = fetch_pages(first, home, n - 1, false, true);
-    add(stats().prefetched, got);
+    add(stats().refreshed, got);
     for (size_t k = 0; k < n; ++k) {
       size_t p = first + k;
       uint8_t &r = reread_[p];

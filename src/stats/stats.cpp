@@ -11,7 +11,8 @@ void Stats::reset() {
   for (Counter *c : {&data_wait_ns, &lock_wait_ns, &barrier_wait_ns, &barrier_protocol_ns, &handler_ns,
                      &read_faults, &write_faults, &pages_fetched, &twins, &diffs, &diff_bytes,
                      &messages_sent, &message_bytes, &one_sided_ops, &invalidations, &lock_acquires,
-                     &barriers, &diff_ops, &migrations, &prefetched, &prefetch_used, &prefetch_wasted})
+                     &barriers, &diff_ops, &migrations, &prefetched, &prefetch_used, &prefetch_wasted,
+                     &refreshed})
     c->store(0, std::memory_order_relaxed);
   for (Counter &c : handler_ns_by_type) c.store(0, std::memory_order_relaxed);
   start_ns.store(now_ns(), std::memory_order_relaxed);
@@ -54,6 +55,7 @@ rdsm_stats Stats::snapshot() const {
   s.prefetched = ld(prefetched);
   s.prefetch_used = ld(prefetch_used);
   s.prefetch_wasted = ld(prefetch_wasted);
+  s.refreshed = ld(refreshed);
   return s;
 }
 
@@ -68,7 +70,7 @@ void stats_accumulate(rdsm_stats &into, const rdsm_stats &s) {
         &rdsm_stats::diffs, &rdsm_stats::diff_bytes, &rdsm_stats::messages_sent, &rdsm_stats::message_bytes,
         &rdsm_stats::one_sided_ops, &rdsm_stats::invalidations, &rdsm_stats::lock_acquires, &rdsm_stats::barriers,
         &rdsm_stats::diff_ops, &rdsm_stats::migrations, &rdsm_stats::prefetched, &rdsm_stats::prefetch_used,
-        &rdsm_stats::prefetch_wasted})
+        &rdsm_stats::prefetch_wasted, &rdsm_stats::refreshed})
     into.*f += s.*f;
 }
 

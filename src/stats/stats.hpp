@@ -28,7 +28,7 @@ struct Stats {
   Counter read_faults{0}, write_faults{0}, pages_fetched{0}, twins{0}, diffs{0}, diff_bytes{0};
   Counter messages_sent{0}, message_bytes{0}, one_sided_ops{0}, invalidations{0}, lock_acquires{0},
       barriers{0};
-  Counter diff_ops{0}, migrations{0}, prefetched{0}, prefetch_used{0}, prefetch_wasted{0};
+  Counter diff_ops{0}, migrations{0}, prefetched{0}, prefetch_used{0}, prefetch_wasted{0}, refreshed{0};
   std::atomic<uint64_t> start_ns{0};
 
   void reset();

@@ -38,7 +38,7 @@ check(sorted(n["rank"] for n in nodes) == [0, 1, 2], "ranks are %r" % [n["rank"]
 fields = ("total", "compute", "data_wait", "lock_wait", "barrier_wait", "barrier_protocol", "handler",
           "read_faults", "write_faults", "pages_fetched", "twins", "diffs", "diff_bytes",
           "messages_sent", "message_bytes", "one_sided_ops", "invalidations", "lock_acquires", "barriers",
-          "diff_ops", "migrations", "prefetched", "prefetch_used", "prefetch_wasted")
+          "diff_ops", "migrations", "prefetched", "prefetch_used", "prefetch_wasted", "refreshed")
 for n in nodes:
     for f in fields:
         check(f in n, "node %d has no %s" % (n["rank"], f))
