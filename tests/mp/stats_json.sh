@@ -47,7 +47,7 @@ PY
 
 # The summary: a first line, then the times, the counts and the protocol's
 # counts of every node.
-expect_stderr '^rdsm: protocol [a-z0-9_-]+, handler (interrupt|poll), 3 nodes, fabric [a-z0-9_-]+, wall time [0-9.]+ s$'
+expect_stderr '^rdsm: protocol [a-z0-9_-]+, handler (interrupt|poll), memory (uffd|mprotect), 3 nodes, fabric [a-z0-9_-]+, wall time [0-9.]+ s$'
 expect_stderr '^node +total\(s\) +compute +data wait +lock wait +barrier wait +barrier proto +handler$'
 expect_stderr '^node +read faults +write faults +fetches +twins +diffs +diff KiB +messages +msg KiB +one-sided$'
 expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted$'
