@@ -74,7 +74,10 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->fabric->barrier();
   g_runtime = rt.release();
   if (!keep_stats) stats().reset();
-  if (g_runtime->node_block) g_runtime->node_block->state.store(kNodeInitialized);
+  if (g_runtime->node_block) {
+    g_runtime->node_block->state.store(kNodeInitialized);
+    g_runtime->heartbeat = std::make_unique<Heartbeat>(g_runtime->node_block->heartbeat);
+  }
 }
 
 void runtime_finish() {
@@ -95,6 +98,7 @@ void runtime_leave(bool last, const RuntimeHook &after_barrier) {
   // After the last protocol barrier no node sends another message.
   rt.fabric->barrier();
   rt.fabric->stop();
+  rt.heartbeat.reset();  // not watched from here on (a fork-join master goes on alone)
   if (rt.node_block) {
     rt.node_block->stats = stats().snapshot();
     if (last) rt.node_block->state.store(kNodeFinalized);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 
+#include "api/heartbeat.hpp"
 #include "api/shared_allocator.hpp"
 #include "api/sync_registry.hpp"
 #include "bootstrap/node_file.hpp"
@@ -20,6 +21,7 @@ struct Runtime {
   std::unique_ptr<SharedAllocator> allocator;
   std::unique_ptr<SyncRegistry> registry;
   NodeBlock *node_block = nullptr;  // launched jobs only
+  std::unique_ptr<Heartbeat> heartbeat;  // launched jobs only
 };
 
 // The runtime, or an API error naming `call` if rdsm_init has not run.

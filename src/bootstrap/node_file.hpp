@@ -40,6 +40,9 @@ struct NodeBlock {
   uint64_t magic;
   std::atomic<uint32_t> state;
   int32_t pid;
+  // Ticks while the node is in a job (heartbeat.hpp); 0 when nobody ticks
+  // it (before rdsm_init, between a fork-join master's jobs, after the end).
+  std::atomic<uint64_t> heartbeat;
   char protocol[32];
   char handler[16];
   char memory[16];  // the memory backend the node runs, once its region exists

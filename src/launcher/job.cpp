@@ -5,6 +5,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -21,8 +22,10 @@ namespace {
 
 // How long to wait for nodes to go after SIGKILL before giving up on them.
 constexpr uint64_t kReapLimitNs = 10'000'000'000ull;
+// How often the launcher looks at the nodes' heartbeats.
+constexpr int kHeartbeatCheckMs = 250;
 
-enum class Cause { signal, exit_status, no_finalize, terminal_stop };
+enum class Cause { signal, exit_status, no_finalize, terminal_stop, no_heartbeat };
 
 struct Failure {
   size_t node;
@@ -38,8 +41,25 @@ int priority(Cause c) {
     case Cause::terminal_stop: return 1;
     case Cause::exit_status: return 1;
     case Cause::no_finalize: return 0;
+    case Cause::no_heartbeat: return 1;
   }
   return 0;
+}
+
+// How long a node in a job may go without a heartbeat (heartbeat.hpp)
+// before the launcher calls it hung: RDSM_HANG_TIMEOUT seconds, 0 for never
+// (e.g. to stop a node in a debugger).
+double hang_timeout_seconds() {
+  const char *v = getenv("RDSM_HANG_TIMEOUT");
+  if (!v || !*v) return 5.0;
+  char *end = nullptr;
+  double s = strtod(v, &end);
+  if (*end || !(s >= 0) || s > 86400) {
+    fprintf(stderr, "rdsm: error: RDSM_HANG_TIMEOUT=%s is not a number of seconds from 0 to 86400 (0: never "
+                    "call a node hung)\n", v);
+    exit(2);
+  }
+  return s;
 }
 
 std::string seconds_text(double s) {
@@ -71,6 +91,8 @@ class Job {
   void reap(std::vector<Failure> *failures);
   void end_all_nodes();
   void report_failure(const Failure &f);
+  // Nodes whose heartbeat has not moved for the hang timeout.
+  void find_hung(std::vector<Failure> *failures);
   void collect_stats();
   void release_files();
 
@@ -78,6 +100,8 @@ class Job {
   SignalChannel signals_;
   std::vector<int> fds_;
   std::vector<NodeBlock *> blocks_;
+  double hang_seconds_ = hang_timeout_seconds();
+  std::vector<uint64_t> last_beat_, last_beat_ns_;
   pid_t pgid_ = 0;
   int running_ = 0;
   JobResult result_;
@@ -138,12 +162,14 @@ void Job::supervise() {
       uint64_t left_ms = (deadline - now + 999'999) / 1'000'000;
       wait_ms = (int)(left_ms < 3'600'000 ? left_ms : 3'600'000);  // the loop comes back for the rest
     }
+    if (hang_seconds_ > 0 && (wait_ms < 0 || wait_ms > kHeartbeatCheckMs)) wait_ms = kHeartbeatCheckMs;
     int interrupt = 0;
     for (int sig : signals_.wait(wait_ms))
       if (sig != SIGCHLD && !interrupt) interrupt = sig;
 
     std::vector<Failure> failures;
     reap(&failures);
+    if (failures.empty() && hang_seconds_ > 0) find_hung(&failures);
     if (interrupt) {
       result_.end = JobEnd::interrupted;
       result_.exit_status = 128 + interrupt;
@@ -197,6 +223,24 @@ void Job::reap(std::vector<Failure> *failures) {
   }
 }
 
+void Job::find_hung(std::vector<Failure> *failures) {
+  uint64_t now = now_ns();
+  if (last_beat_.empty()) {
+    last_beat_.assign(blocks_.size(), 0);
+    last_beat_ns_.assign(blocks_.size(), now);
+  }
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    uint64_t beat = blocks_[i]->heartbeat.load(std::memory_order_relaxed);
+    // 0: not in a job (not started, between a fork-join master's jobs, ended).
+    if (beat == 0 || beat != last_beat_[i] || result_.nodes[i].ended) {
+      last_beat_[i] = beat;
+      last_beat_ns_[i] = now;
+      continue;
+    }
+    if ((double)(now - last_beat_ns_[i]) > hang_seconds_ * 1e9) failures->push_back({i, Cause::no_heartbeat, 0});
+  }
+}
+
 void Job::report_failure(const Failure &f) {
   const NodeRecord &node = result_.nodes[f.node];
   std::string what = "node " + std::to_string(node.rank) + " (pid " + std::to_string(node.pid) + ") ";
@@ -211,6 +255,11 @@ void Job::report_failure(const Failure &f) {
       break;
     case Cause::no_finalize:
       what += "exited without calling rdsm_finalize";
+      result_.exit_status = 1;
+      break;
+    case Cause::no_heartbeat:
+      what += "made no progress for " + seconds_text(hang_seconds_) +
+              " s (its heartbeat stopped: the process is stopped or frozen; RDSM_HANG_TIMEOUT sets the limit)";
       result_.exit_status = 1;
       break;
     case Cause::terminal_stop:

@@ -27,6 +27,12 @@ foreach(protocol async ardmar draw newgen genima rdsm hw)
   endforeach()
 endforeach()
 
+# A node that stops (SIGSTOP) is found by its heartbeat; one that only
+# computes outside rdsm is not.
+foreach(mode stop compute)
+  rdsm_mp_test(hang_${mode} 40 hang.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_fail_node> ${mode})
+endforeach()
+
 # A node that dies in the middle of moving page homes, under the default
 # preset and under the message-based baseline with migration.
 foreach(variant "rdsm:" "async:home=migrate" "genima:home=migrate")

@@ -1,0 +1,45 @@
+#!/bin/bash
+# hang.sh RDSM FAIL_NODE MODE
+#
+# Hang detection (RDSM_HANG_TIMEOUT=2 here).  A job of 3 nodes in which
+# node 2, after the first barrier, sleeps outside rdsm while the others wait
+# for it in a second barrier (fail_node's "hang" mode).  MODE:
+#   stop     the test SIGSTOPs node 2: the launcher must call it hung
+#            within the timeout + 2 s, name it, exit non-zero, and leave
+#            no process behind;
+#   compute  node 2 just goes on sleeping: a long phase without rdsm calls
+#            is not a hang, so the job runs until its --timeout of 6 s.
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 3 ] || fail "usage: hang.sh RDSM FAIL_NODE MODE"
+RDSM=$1
+PROG=$2
+MODE=$3
+export RDSM_HANG_TIMEOUT=2
+
+shm_snapshot
+start_bg "$RDSM" run -n 3 --quiet --timeout 6 "$PROG" hang 2 "$MP_TMP" "$MP_MARKER"
+wait_for_file "$MP_TMP/failtime" 20
+victim=$(cat "$MP_TMP/pid.2")
+case $MODE in
+  stop)
+    t0=$(now_us)
+    kill -STOP "$victim"
+    wait_bg 15
+    expect_status nonzero
+    [ "$STATUS" -ne 124 ] || fail "the job ran into its --timeout instead of finding the stopped node"
+    expect_stderr "^rdsm: error: node 2 \\(pid $victim\\) made no progress for 2 s"
+    ms=$(elapsed_ms "$t0" "$END_US")
+    [ "$ms" -le 4000 ] || fail "the launcher ended ${ms} ms after the node stopped (limit 2 s + 2 s)"
+    ;;
+  compute)
+    wait_bg 20
+    expect_status 124
+    if grep -q "made no progress" "$MP_TMP/err"; then fail "a node outside rdsm was called hung"; fi
+    ms=0
+    ;;
+  *) fail "unknown mode $MODE" ;;
+esac
+check_no_leftovers
+check_shm
+echo "PASS: $MODE: exit status $STATUS (${ms} ms after the stop)"
