@@ -64,7 +64,7 @@ set_tests_properties(sor.default.interrupt.n4.1024 PROPERTIES LABELS mp TIMEOUT 
 # every preset at 2 and 4 nodes with the interrupt handler and fewer seeds
 # (the protocols do not know the backend, so the handler and the axis
 # variants above need not be crossed with it).
-set(RDSM_SECOND_MEMORY uffd)
+set(RDSM_SECOND_MEMORY mprotect)
 if(RDSM_SANITIZE)
   set(memory_seeds 1:8)
 else()

@@ -36,7 +36,7 @@ const FlagSpec kFlags[] = {
     {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm)"},
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
-    {Flag::memory, "memory", 0, "B", "memory backend: mprotect (default) or uffd"},
+    {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
     {Flag::fabric, "fabric", 0, "F", "transport between nodes (default shm)"},
     {Flag::placement, "placement", 0, "P", "default home placement: first-touch, block or cyclic"},
     {Flag::region_size, "region-size", 0, "SIZE", "size of the shared region, e.g. 512M or 4G (default 128M)"},
@@ -372,7 +372,8 @@ std::string run_help() {
        "\n"
        "memory backends: uffd (userfaultfd: no limit on the region from\n"
        "vm.max_map_count) and mprotect (portable; the region is limited by\n"
-       "vm.max_map_count).\n"
+       "vm.max_map_count). Without --memory, uffd is used where the kernel allows\n"
+       "it, else mprotect, with one line saying why.\n"
        "\n"
        "The nodes share the launcher's stdout and stderr; their stdin is /dev/null\n"
        "when the launcher's is a terminal.\n"

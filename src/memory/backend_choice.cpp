@@ -11,7 +11,7 @@ namespace rdsm {
 namespace {
 
 // Without RDSM_MEMORY: uffd where the kernel allows it, or mprotect always.
-constexpr bool kDefaultIsUffd = false;
+constexpr bool kDefaultIsUffd = true;
 
 long max_map_count() {
   long v = -1;
