@@ -21,7 +21,7 @@ constexpr long kMaxLocks = 1L << 24;
 const char *const kFabrics[] = {"shm"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
-enum class Flag { nodes, protocol, axes, handler, memory, fabric, placement, region_size, locks, stats, timeout, quiet, help };
+enum class Flag { nodes, protocol, axes, handler, memory, fabric, placement, region_size, locks, stats, timeout, hang_timeout, quiet, help };
 
 struct FlagSpec {
   Flag flag;
@@ -43,6 +43,8 @@ const FlagSpec kFlags[] = {
     {Flag::locks, "locks", 0, "K", "number of lock ids (default 65536)"},
     {Flag::stats, "stats", 0, "FILE", "write the job's statistics to FILE as JSON"},
     {Flag::timeout, "timeout", 0, "SECONDS", "end the job if it runs longer (exit status 124)"},
+    {Flag::hang_timeout, "hang-timeout", 0, "SECONDS",
+     "end the job when a node makes no progress this long (stopped, frozen; default 5, 0: never)"},
     {Flag::quiet, "quiet", 'q', nullptr, "do not print the statistics summary"},
     {Flag::help, "help", 'h', nullptr, "show this help"},
 };
@@ -117,7 +119,8 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   std::optional<std::string> nodes_text;
   Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, memory{{}, "RDSM_MEMORY"},
       old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"},
-      placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"};
+      placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"},
+      hang{{}, "RDSM_HANG_TIMEOUT"};
   std::optional<std::string> stats_text, timeout_text;
   RunConfig cfg;
   *wants_help = false;
@@ -182,6 +185,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       case Flag::locks: locks.flag_value = value; break;
       case Flag::stats: stats_text = value; break;
       case Flag::timeout: timeout_text = value; break;
+      case Flag::hang_timeout: hang.flag_value = value; break;
       case Flag::quiet: cfg.quiet = true; break;
       case Flag::help: *wants_help = true; return cfg;
     }
@@ -278,6 +282,16 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     cfg.timeout_seconds = t;
   }
 
+  if (auto v = hang.value(&source, "hang-timeout")) {
+    errno = 0;
+    char *end = nullptr;
+    double t = strtod(v->c_str(), &end);
+    if (v->empty() || errno || *end || !std::isfinite(t) || t < 0 || t > 86400)
+      throw UsageError("hang timeout " + quoted(*v) + " (" + source +
+                       ") is not a number of seconds from 0 to 86400 (0: never call a node hung)");
+    cfg.hang_seconds = t;
+  }
+
   if (stats_text) {
     if (stats_text->empty()) throw UsageError("--stats needs a file name");
     std::string dir = ".";
@@ -367,8 +381,8 @@ std::string run_help() {
        "\n"
        "\n"
        "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_HANDLER,\n"
-       "RDSM_MEMORY, RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE and RDSM_LOCKS\n"
-       "when set.\n"
+       "RDSM_MEMORY, RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE, RDSM_LOCKS and\n"
+       "RDSM_HANG_TIMEOUT when set.\n"
        "\n"
        "memory backends: uffd (userfaultfd: no limit on the region from\n"
        "vm.max_map_count) and mprotect (portable; the region is limited by\n"

@@ -21,6 +21,7 @@ struct RunConfig {
   int locks = 0;
   std::string stats_file;  // empty: no JSON
   double timeout_seconds = 0;  // 0: no limit
+  double hang_seconds = 5;     // a node silent this long is hung (heartbeat.hpp); 0: never
   bool quiet = false;
   std::string program;       // as the user wrote it (argv[0] of every node)
   std::string program_path;  // where it was found

@@ -46,22 +46,6 @@ int priority(Cause c) {
   return 0;
 }
 
-// How long a node in a job may go without a heartbeat (heartbeat.hpp)
-// before the launcher calls it hung: RDSM_HANG_TIMEOUT seconds, 0 for never
-// (e.g. to stop a node in a debugger).
-double hang_timeout_seconds() {
-  const char *v = getenv("RDSM_HANG_TIMEOUT");
-  if (!v || !*v) return 5.0;
-  char *end = nullptr;
-  double s = strtod(v, &end);
-  if (*end || !(s >= 0) || s > 86400) {
-    fprintf(stderr, "rdsm: error: RDSM_HANG_TIMEOUT=%s is not a number of seconds from 0 to 86400 (0: never "
-                    "call a node hung)\n", v);
-    exit(2);
-  }
-  return s;
-}
-
 std::string seconds_text(double s) {
   char buf[32];
   snprintf(buf, sizeof buf, "%g", s);
@@ -100,7 +84,6 @@ class Job {
   SignalChannel signals_;
   std::vector<int> fds_;
   std::vector<NodeBlock *> blocks_;
-  double hang_seconds_ = hang_timeout_seconds();
   std::vector<uint64_t> last_beat_, last_beat_ns_;
   pid_t pgid_ = 0;
   int running_ = 0;
@@ -162,14 +145,14 @@ void Job::supervise() {
       uint64_t left_ms = (deadline - now + 999'999) / 1'000'000;
       wait_ms = (int)(left_ms < 3'600'000 ? left_ms : 3'600'000);  // the loop comes back for the rest
     }
-    if (hang_seconds_ > 0 && (wait_ms < 0 || wait_ms > kHeartbeatCheckMs)) wait_ms = kHeartbeatCheckMs;
+    if (cfg_.hang_seconds > 0 && (wait_ms < 0 || wait_ms > kHeartbeatCheckMs)) wait_ms = kHeartbeatCheckMs;
     int interrupt = 0;
     for (int sig : signals_.wait(wait_ms))
       if (sig != SIGCHLD && !interrupt) interrupt = sig;
 
     std::vector<Failure> failures;
     reap(&failures);
-    if (failures.empty() && hang_seconds_ > 0) find_hung(&failures);
+    if (failures.empty() && cfg_.hang_seconds > 0) find_hung(&failures);
     if (interrupt) {
       result_.end = JobEnd::interrupted;
       result_.exit_status = 128 + interrupt;
@@ -237,7 +220,7 @@ void Job::find_hung(std::vector<Failure> *failures) {
       last_beat_ns_[i] = now;
       continue;
     }
-    if ((double)(now - last_beat_ns_[i]) > hang_seconds_ * 1e9) failures->push_back({i, Cause::no_heartbeat, 0});
+    if ((double)(now - last_beat_ns_[i]) > cfg_.hang_seconds * 1e9) failures->push_back({i, Cause::no_heartbeat, 0});
   }
 }
 
@@ -258,8 +241,8 @@ void Job::report_failure(const Failure &f) {
       result_.exit_status = 1;
       break;
     case Cause::no_heartbeat:
-      what += "made no progress for " + seconds_text(hang_seconds_) +
-              " s (its heartbeat stopped: the process is stopped or frozen; RDSM_HANG_TIMEOUT sets the limit)";
+      what += "made no progress for " + seconds_text(cfg_.hang_seconds) +
+              " s (its heartbeat stopped: the process is stopped or frozen; --hang-timeout sets the limit)";
       result_.exit_status = 1;
       break;
     case Cause::terminal_stop:

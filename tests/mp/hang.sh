@@ -1,24 +1,39 @@
 #!/bin/bash
 # hang.sh RDSM FAIL_NODE MODE
 #
-# Hang detection (RDSM_HANG_TIMEOUT=2 here).  A job of 3 nodes in which
+# Hang detection (a timeout of 2 s: --hang-timeout for stop, RDSM_HANG_TIMEOUT
+# for compute).  A job of 3 nodes in which
 # node 2, after the first barrier, sleeps outside rdsm while the others wait
 # for it in a second barrier (fail_node's "hang" mode).  MODE:
 #   stop     the test SIGSTOPs node 2: the launcher must call it hung
 #            within the timeout + 2 s, name it, exit non-zero, and leave
 #            no process behind;
 #   compute  node 2 just goes on sleeping: a long phase without rdsm calls
-#            is not a hang, so the job runs until its --timeout of 6 s.
+#            is not a hang, so the job runs until its --timeout of 6 s;
+#   badvalue --hang-timeout -1 is refused with a message naming the option.
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 3 ] || fail "usage: hang.sh RDSM FAIL_NODE MODE"
 RDSM=$1
 PROG=$2
 MODE=$3
-export RDSM_HANG_TIMEOUT=2
+if [ "$MODE" = badvalue ]; then
+  run_cmd 10 "$RDSM" run -n 2 --hang-timeout -1 "$PROG" hang 1 - "$MP_MARKER"
+  expect_status 2
+  expect_stderr "hang timeout '-1' \\(--hang-timeout\\) is not a number of seconds"
+  check_no_leftovers
+  echo "PASS: badvalue"
+  exit 0
+fi
+if [ "$MODE" = stop ]; then
+  hang_flag=(--hang-timeout 2)
+else
+  hang_flag=()
+  export RDSM_HANG_TIMEOUT=2
+fi
 
 shm_snapshot
-start_bg "$RDSM" run -n 3 --quiet --timeout 6 "$PROG" hang 2 "$MP_TMP" "$MP_MARKER"
+start_bg "$RDSM" run -n 3 --quiet --timeout 6 "${hang_flag[@]}" "$PROG" hang 2 "$MP_TMP" "$MP_MARKER"
 wait_for_file "$MP_TMP/failtime" 20
 victim=$(cat "$MP_TMP/pid.2")
 case $MODE in

@@ -50,7 +50,7 @@ PY
 expect_stderr '^rdsm: protocol [a-z0-9_-]+, handler (interrupt|poll), memory (uffd|mprotect), 3 nodes, fabric [a-z0-9_-]+, wall time [0-9.]+ s$'
 expect_stderr '^node +total\(s\) +compute +data wait +lock wait +barrier wait +barrier proto +handler$'
 expect_stderr '^node +read faults +write faults +fetches +twins +diffs +diff KiB +messages +msg KiB +one-sided$'
-expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted$'
+expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted +refreshed$'
 for row in 0 1 2 mean; do
   [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/err")" -eq 3 ] || fail "the summary does not have three rows for $row"
 done

@@ -29,7 +29,7 @@ endforeach()
 
 # A node that stops (SIGSTOP) is found by its heartbeat; one that only
 # computes outside rdsm is not.
-foreach(mode stop compute)
+foreach(mode stop compute badvalue)
   rdsm_mp_test(hang_${mode} 40 hang.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_fail_node> ${mode})
 endforeach()
 
