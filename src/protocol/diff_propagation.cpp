@@ -74,8 +74,8 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       uint8_t *page = region_->sys_page(p);
       size_t count = diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
       size_t bytes = 0;
-      if (count >= kWholeMinRuns && whole_axis && claim_whole(home, p)) {
-        add_piece((uint64_t)p * kPageBytes, page, kPageBytes);
+      if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
+        add(stats().diff_ops);
         bytes = kPageBytes;
         if (keep) memcpy(twin(p), page, kPageBytes);
       } else if (count) {
@@ -103,7 +103,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     add(stats().diff_ops, pieces_.size() + repeat_pieces_.size());
     f_.flush(home);  // the runs are visible before the versions that announce them
     fault_point("diff_version");
-    if (whole_axis) end_whole_writes(home);
+    if (whole_axis) rewrite_covered_runs(home);
     f_.putv(home, version_seg_.id, version_pieces_.data(), version_pieces_.size());
     if (whole_axis) {
       f_.flush(home);  // the versions are visible before the writes end

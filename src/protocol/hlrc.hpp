@@ -317,20 +317,20 @@ class Hlrc {
   // After protection changes: those of `pages` (notice entries) that are no
   // longer writable home pages say so in their words; mu_ held.
   void home_stops_writing(const uint32_t *pages, size_t count);
-  // Per page held in a flush to one home (propagate_diffs_one_sided).
+  // A runs write held in a flush to one home (propagate_diffs_one_sided).
   struct HeldPage {
     uint32_t page;
-    bool whole;     // claimed for a whole-page write
-    uint64_t word;  // runs: the home's word when this node registered
+    uint64_t word;  // the home's word when this node registered
   };
-  // Tries to claim `page` at `home` for a whole-page write.
-  bool claim_whole(int home, uint32_t page);
+  // Tries to claim `page` at `home`; if it can, writes the whole page there
+  // and releases the claim.
+  bool write_whole(int home, uint32_t page);
   // Registers this node as a runs writer; true if a whole-page write is in
   // progress (the runs must be written again once it is over).
   bool register_runs(int home, uint32_t page, uint64_t *word);
-  // After the data of `held` is at `home`: ends the whole-page writes;
-  // rewrites the runs `repeat` a whole-page write may have covered.
-  void end_whole_writes(int home);
+  // After the runs are at `home`: writes again those a whole-page write
+  // (of another node) may have covered.
+  void rewrite_covered_runs(int home);
   // After the versions: ends the runs writes, and learns which copies are
   // still the home's copy.
   void end_runs_writes(int home);

@@ -19,7 +19,9 @@
 //     found the word quiet at that generation and alone when it ended leaves
 //     the copy equal to the home's again, one generation on.
 //   - A whole-page write claims the word by compare-and-swap, from quiet at
-//     the copy's generation to `whole` plus one writer.  Succeeding proves
+//     the copy's generation to `whole` plus one writer, writes the page and
+//     releases the word at once (a claim held over a whole flush would make
+//     the home's write faults on those pages wait for all of it).  Succeeding proves
 //     that nobody changed the home's copy since the copy was taken, and
 //     nobody will while `whole` is set: the home waits for it to clear
 //     before it writes; a runs writer registering meanwhile writes its runs,
@@ -65,7 +67,7 @@ void Hlrc::home_stops_writing(const uint32_t *pages, size_t count) {
   }
 }
 
-bool Hlrc::claim_whole(int home, uint32_t page) {
+bool Hlrc::write_whole(int home, uint32_t page) {
   uint32_t base = copy_gen_[page];
   if (base == pw::kNoGen) return false;
   uint64_t w = f_.atomic_load(home, copies_seg_.id, page * sizeof(uint64_t));
@@ -74,7 +76,15 @@ bool Hlrc::claim_whole(int home, uint32_t page) {
     if (!pw::quiet(w) || pw::gen(w) != base) break;
     uint64_t seen = f_.cas(home, copies_seg_.id, page * sizeof(uint64_t), w, w + pw::kWhole + pw::kWriter);
     if (seen == w) {
-      held_.push_back({page, true, 0});
+      // Written and released at once: the claim is held for one page's
+      // write, so the home and runs writers that meet it wait only that long.
+      f_.put(home, data_seg_.id, (uint64_t)page * kPageBytes, region_->sys_page(page), kPageBytes);
+      f_.flush(home);
+      fault_point("whole_page");
+      uint64_t before = f_.fetch_add(home, copies_seg_.id, page * sizeof(uint64_t), pw::kGen - pw::kWhole - pw::kWriter);
+      // The home's copy is this copy now; a runs writer that registered
+      // meanwhile adds its own generation when it ends.
+      copy_gen_[page] = pw::gen(before + pw::kGen);
       return true;
     }
     w = seen;
@@ -85,20 +95,12 @@ bool Hlrc::claim_whole(int home, uint32_t page) {
 
 bool Hlrc::register_runs(int home, uint32_t page, uint64_t *word) {
   uint64_t w = f_.fetch_add(home, copies_seg_.id, page * sizeof(uint64_t), pw::kWriter);
-  held_.push_back({page, false, w});
+  held_.push_back({page, w});
   if (word) *word = w;
   return (w & pw::kWhole) != 0;
 }
 
-void Hlrc::end_whole_writes(int home) {
-  for (const HeldPage &h : held_) {
-    if (!h.whole) continue;
-    fault_point("whole_page");
-    uint64_t before = f_.fetch_add(home, copies_seg_.id, h.page * sizeof(uint64_t), pw::kGen - pw::kWhole - pw::kWriter);
-    // The home's copy is this copy now; a runs writer that registered
-    // meanwhile adds its own generation when it ends.
-    copy_gen_[h.page] = pw::gen(before + pw::kGen);
-  }
+void Hlrc::rewrite_covered_runs(int home) {
   if (repeat_pages_.empty()) return;
   for (uint32_t p : repeat_pages_)
     while (f_.atomic_load(home, copies_seg_.id, p * sizeof(uint64_t)) & pw::kWhole) sched_yield();
@@ -108,7 +110,6 @@ void Hlrc::end_whole_writes(int home) {
 
 void Hlrc::end_runs_writes(int home) {
   for (const HeldPage &h : held_) {
-    if (h.whole) continue;
     uint64_t before = f_.fetch_add(home, copies_seg_.id, h.page * sizeof(uint64_t), pw::kGen - pw::kWriter);
     // Equal to the home's copy only if the copy was when the flush began and
     // nobody else changed the home's copy while it ran.
