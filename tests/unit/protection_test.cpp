@@ -8,30 +8,14 @@
 
 #include "bootstrap/node_file.hpp"
 #include "memory/protection_batch.hpp"
+#include "test_region.hpp"
 
 using namespace rdsm;
 
 namespace {
-// A region over a private memfd, at a base no other test uses.
-struct TestRegion {
-  fabric::Segment seg;
-  Options opt;
-  std::unique_ptr<SharedRegion> region;
-  explicit TestRegion(size_t pages) {
-    seg.bytes = pages * kPageBytes;
-    seg.fd = memfd_create("rdsm-test", 0);
-    EXPECT_EQ(ftruncate(seg.fd, (off_t)seg.bytes), 0);
-    seg.base = static_cast<uint8_t *>(mmap(nullptr, seg.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, seg.fd, 0));
-    opt.region_bytes = seg.bytes;
-    opt.region_base = 0x310000000000ull;
-    opt.memory = "mprotect";  // these tests look for SIGSEGV
-    region = std::make_unique<SharedRegion>(opt, seg);
-  }
-  ~TestRegion() {
-    region.reset();
-    munmap(seg.base, seg.bytes);
-    close(seg.fd);
-  }
+// A region of `pages` pages under the mprotect backend (these tests look for SIGSEGV).
+struct MprotectRegion : TestRegion {
+  explicit MprotectRegion(size_t pages) : TestRegion(pages, "mprotect", 0x310000000000ull) {}
 };
 
 sigjmp_buf g_jump;
@@ -52,7 +36,7 @@ bool readable(const volatile uint8_t *p) {
 }  // namespace
 
 TEST(ProtectionBatch, CoalescesAdjacentPagesWithEqualProtection) {
-  TestRegion t(16);
+  MprotectRegion t(16);
   ProtectionBatch b(*t.region);
   for (size_t p : {5, 3, 4, 9, 10}) b.set(p, Prot::read);
   b.set(6, Prot::none);
@@ -67,7 +51,7 @@ TEST(ProtectionBatch, CoalescesAdjacentPagesWithEqualProtection) {
 }
 
 TEST(ProtectionBatch, LastChangeOfAPageWins) {
-  TestRegion t(4);
+  MprotectRegion t(4);
   ProtectionBatch b(*t.region);
   b.set(1, Prot::read);
   b.set(1, Prot::none);
@@ -80,7 +64,7 @@ TEST(ProtectionBatch, LastChangeOfAPageWins) {
 }
 
 TEST(ProtectionBatch, ApplyProtectsTheApplicationViewOnly) {
-  TestRegion t(8);
+  MprotectRegion t(8);
   ProtectionBatch b(*t.region);
   for (size_t p = 0; p < 8; ++p) b.set(p, p % 3 == 0 ? Prot::read : Prot::none);
   EXPECT_EQ(b.apply(), 6u);  // R N N R N N R N -> 6 runs
@@ -96,7 +80,7 @@ TEST(ProtectionBatch, ApplyProtectsTheApplicationViewOnly) {
 }
 
 TEST(SharedRegion, ReportsAnAddressRangeInUse) {
-  TestRegion t(4);
+  MprotectRegion t(4);
   EXPECT_EXIT(
       {
         fabric::Segment s = t.seg;

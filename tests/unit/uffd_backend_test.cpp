@@ -10,31 +10,16 @@
 #include <unistd.h>
 
 #include "memory/protection_batch.hpp"
+#include "test_region.hpp"
 #include "memory/uffd_sys.hpp"
 
 using namespace rdsm;
 
 namespace {
 
-struct UffdRegion {
-  fabric::Segment seg;
-  Options opt;
-  std::unique_ptr<SharedRegion> region;
-  explicit UffdRegion(size_t pages) {
-    seg.bytes = pages * kPageBytes;
-    seg.fd = memfd_create("rdsm-uffd-test", 0);
-    EXPECT_EQ(ftruncate(seg.fd, (off_t)seg.bytes), 0);
-    seg.base = static_cast<uint8_t *>(mmap(nullptr, seg.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, seg.fd, 0));
-    opt.region_bytes = seg.bytes;
-    opt.region_base = 0x320000000000ull;
-    opt.memory = "uffd";
-    region = std::make_unique<SharedRegion>(opt, seg);
-  }
-  ~UffdRegion() {
-    region.reset();
-    munmap(seg.base, seg.bytes);
-    close(seg.fd);
-  }
+// A region of `pages` pages under the uffd backend.
+struct UffdRegion : TestRegion {
+  explicit UffdRegion(size_t pages) : TestRegion(pages, "uffd", 0x320000000000ull) {}
 };
 
 sigjmp_buf g_jump;
