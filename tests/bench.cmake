@@ -8,11 +8,22 @@
 # app table of its own) must run as `rdsm run -n 1 ... -p{nodes}` with the
 # placeholder replaced, and its report must break down the master and its
 # forked workers.
+#
+# mp.bench_memory: a sweep under --memory mprotect,uffd (sor, genima and hw,
+# 1 and 2 nodes) must record the backend of every run, the two backends' runs
+# side by side, and its report must show a memory column and the
+# uffd/mprotect table (where uffd cannot run here, the sweep must say why and
+# the report is checked on the mprotect runs, and on a copy of them labelled
+# uffd); with uffd disabled (RDSM_UFFD_UNAVAILABLE) uffd's first run must fail
+# with the reason and its other runs be skipped; a sweep without --memory
+# records the backend that ran, and a bench file that does not say (older
+# files) still loads, without a memory column.
 # Nothing is skipped: without python3 or matplotlib the test fails and says why.
 #
 # Included from tests/CMakeLists.txt:
 #   include(${CMAKE_CURRENT_SOURCE_DIR}/bench.cmake)
-# The same file is the test's script (cmake -P), so the steps live here too.
+# The same file is the tests' script (cmake -P; -DPART=memory for
+# mp.bench_memory), so the steps live here too.
 
 if(NOT CMAKE_SCRIPT_MODE_FILE)
   find_package(Python3 COMPONENTS Interpreter)
@@ -31,13 +42,27 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
                    -P ${CMAKE_CURRENT_LIST_FILE})
   # Serial: it measures times, and starts jobs of up to two nodes.
   set_tests_properties(mp.bench_smoke PROPERTIES LABELS mp TIMEOUT 180 RUN_SERIAL TRUE)
+  add_test(NAME mp.bench_memory
+           COMMAND ${CMAKE_COMMAND}
+                   -DPYTHON=${_rdsm_bench_python}
+                   -DSRC=${PROJECT_SOURCE_DIR}
+                   -DBUILD=$<TARGET_FILE_DIR:rdsm>
+                   -DOUT=${CMAKE_CURRENT_BINARY_DIR}/bench_memory
+                   -DPART=memory
+                   -P ${CMAKE_CURRENT_LIST_FILE})
+  set_tests_properties(mp.bench_memory PROPERTIES LABELS mp TIMEOUT 120 RUN_SERIAL TRUE)
   return()
 endif()
 
 # ---- script mode: the test itself ------------------------------------------
 
+if(PART STREQUAL "memory")
+  set(_test mp.bench_memory)
+else()
+  set(_test mp.bench_smoke)
+endif()
 if(NOT PYTHON)
-  message(FATAL_ERROR "mp.bench_smoke: python3 was not found when the project was configured; "
+  message(FATAL_ERROR "${_test}: python3 was not found when the project was configured; "
                       "install python3 and python3-matplotlib (tools/deps.sh) and reconfigure")
 endif()
 
@@ -49,13 +74,144 @@ if(NOT _mpl EQUAL 0 AND EXISTS /usr/bin/python3)
   execute_process(COMMAND /usr/bin/python3 -c "import matplotlib" RESULT_VARIABLE _mpl OUTPUT_QUIET ERROR_QUIET)
 endif()
 if(NOT _mpl EQUAL 0)
-  message(FATAL_ERROR "mp.bench_smoke: matplotlib is not installed (neither for ${PYTHON} nor for "
+  message(FATAL_ERROR "${_test}: matplotlib is not installed (neither for ${PYTHON} nor for "
                       "/usr/bin/python3); install it with: apt-get install -y python3-matplotlib")
 endif()
 
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 set(_json ${OUT}/bench.json)
+if(PART STREQUAL "memory")
+  # ---- mp.bench_memory -------------------------------------------------------
+
+  # A sweep without --memory names the backend that ran; a file without it (older ones) loads, without a
+  # memory column.
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima
+                          --nodes 1,2 --sizes test --timeout 60 --out ${_json}
+                  RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.bench_memory: tools/rdsm_bench.py failed (exit status ${_rc})")
+  endif()
+  file(READ ${_json} _doc)
+  string(JSON _m GET "${_doc}" runs 0 memory)
+  string(JSON _req TYPE "${_doc}" runs 0 memory_requested)
+  if(NOT _m MATCHES "^(uffd|mprotect)$" OR NOT _req STREQUAL "NULL")
+    message(FATAL_ERROR "mp.bench_memory: a sweep without --memory should record the backend that ran (not '${_m}') "
+                        "and none asked for (not ${_req})")
+  endif()
+  file(MAKE_DIRECTORY ${OUT}/old)
+  execute_process(COMMAND ${PYTHON} -c [=[
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for r in doc["runs"]:
+    r.pop("memory", None); r.pop("memory_requested", None); (r.get("stats") or {}).pop("memory", None)
+json.dump(doc, open(sys.argv[2], "w"))
+]=] ${_json} ${OUT}/old/bench.json RESULT_VARIABLE _rc)
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${OUT}/old/bench.json --brief
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _brief)
+  if(NOT _rc EQUAL 0 OR NOT _brief MATCHES "\nprotocol +1 node \\(s\\) +2 nodes \\(s\\) +speedup at 2 +of hw at 2\n"
+     OR NOT _brief MATCHES "\nhw +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\\.00\n" OR _brief MATCHES "uffd/mprotect")
+    message(FATAL_ERROR "mp.bench_memory: a bench file without the memory field (exit status ${_rc}) should report as "
+                        "before:\n${_brief}")
+  endif()
+
+  # Both backends side by side.
+  set(_mem ${OUT}/memory)
+  file(MAKE_DIRECTORY ${_mem})
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima
+                          --nodes 1,2 --sizes test --memory mprotect,uffd --timeout 60 --out ${_mem}/bench.json
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+  message(STATUS "mp.bench_memory: --memory mprotect,uffd sweep\n${_out}")
+  set(_unavailable_re "the uffd memory backend cannot run here")
+  if(_out MATCHES "note: ${_unavailable_re}[^\n]*")
+    message(STATUS "mp.bench_memory: ${CMAKE_MATCH_0}; the report is checked on the mprotect runs and a copy "
+                   "of them labelled uffd")
+    if(NOT _rc EQUAL 1)
+      message(FATAL_ERROR "mp.bench_memory: without uffd the sweep should end with status 1, not ${_rc}")
+    endif()
+    execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_mem}/bench.json --brief
+                    RESULT_VARIABLE _rc OUTPUT_VARIABLE _brief)
+    if(NOT _rc EQUAL 0 OR NOT _brief MATCHES "\ngenima +mprotect +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n")
+      message(FATAL_ERROR "mp.bench_memory: the report of a sweep whose uffd runs could not run (exit status ${_rc}) "
+                          "should show the mprotect runs:\n${_brief}")
+    endif()
+    execute_process(COMMAND ${PYTHON} -c [=[
+import copy, json, sys
+doc = json.load(open(sys.argv[1]))
+doc["runs"] = [r for r in doc["runs"] if r.get("ok")]
+for r in list(doc["runs"]):
+    u = copy.deepcopy(r)
+    u["memory"] = u["memory_requested"] = u["stats"]["memory"] = "uffd"
+    doc["runs"].append(u)
+json.dump(doc, open(sys.argv[1], "w"))
+]=] ${_mem}/bench.json RESULT_VARIABLE _rc)
+  else()
+    if(NOT _rc EQUAL 0)
+      message(FATAL_ERROR "mp.bench_memory: tools/rdsm_bench.py --memory mprotect,uffd failed (exit status ${_rc})\n${_err}")
+    endif()
+    # Every run records the backend asked for and the one that ran (the same); the two follow each other.
+    execute_process(COMMAND ${PYTHON} -c [=[
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+bad = [r["command"] for r in runs if r["memory"] != r["memory_requested"] or r["memory"] != r["stats"]["memory"]
+       or r["command"][r["command"].index("--memory") + 1] != r["memory"]]
+pairs = [(runs[i], runs[i + 1]) for i in range(0, len(runs), 2)]
+apart = [a["command"] for a, b in pairs if {a["memory"], b["memory"]} != {"mprotect", "uffd"}
+         or (a["protocol"], a["nodes"]) != (b["protocol"], b["nodes"])]
+sys.exit("memory not recorded: %r" % bad if bad else "backends not side by side: %r" % apart if apart
+         else 0 if len(runs) == 8 else "%d runs, expected 8" % len(runs))
+]=] ${_mem}/bench.json RESULT_VARIABLE _rc)
+    if(NOT _rc EQUAL 0)
+      message(FATAL_ERROR "mp.bench_memory: the --memory mprotect,uffd sweep's runs are not as expected")
+    endif()
+  endif()
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_mem}/bench.json --out ${_mem}
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _report)
+  message(STATUS "mp.bench_memory: report of both backends\n${_report}")
+  set(_num "[0-9]+\\.[0-9]+")
+  set(_ratios_re "\n== uffd/mprotect[^\n]*\napp +protocol +1 node +2 nodes +max\n[- ]+\nsor +genima +${_num}\\*? +${_num}\\*? +${_num}\nsor +hw +${_num}\\*? +${_num}\\*? +${_num}\n")
+  if(NOT _rc EQUAL 0
+     OR NOT _report MATCHES "\nprotocol +memory +time \\(s\\) +speedup +of hw +time \\(s\\) +speedup +of hw\n"
+     OR NOT _report MATCHES "\ngenima +mprotect( +${_num})+\ngenima +uffd( +${_num})+\nhw +mprotect +${_num} +${_num} +1\\.00 +${_num} +${_num} +1\\.00\nhw +uffd +${_num} +${_num} +1\\.00 +${_num} +${_num} +1\\.00\n"
+     OR NOT _report MATCHES "${_ratios_re}")
+    message(FATAL_ERROR "mp.bench_memory: the report of both backends (exit status ${_rc}) lacks the memory column, "
+                        "a row per protocol and backend, or the uffd/mprotect table")
+  endif()
+  foreach(_png speedup.png breakdown.png handler.png)
+    if(NOT EXISTS ${_mem}/${_png})
+      message(FATAL_ERROR "mp.bench_memory: the report of both backends did not write ${_mem}/${_png}")
+    endif()
+  endforeach()
+  file(READ ${_mem}/summary.json _sum)
+  string(JSON _nratios LENGTH "${_sum}" memory_ratios)
+  string(JSON _r TYPE "${_sum}" memory_ratios 0 ratio)
+  string(JSON _m GET "${_sum}" groups 0 results 0 memory)
+  if(NOT _nratios EQUAL 4 OR NOT _r STREQUAL "NUMBER" OR NOT _m STREQUAL "mprotect")
+    message(FATAL_ERROR "mp.bench_memory: summary.json should hold 4 uffd/mprotect ratios (has ${_nratios}, the first "
+                        "${_r}) and the backend of each result (first: ${_m})")
+  endif()
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_mem}/bench.json --brief
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _brief)
+  if(NOT _rc EQUAL 0
+     OR NOT _brief MATCHES "\nprotocol +memory +1 node \\(s\\) +2 nodes \\(s\\) +speedup at 2 +of hw at 2\n"
+     OR NOT _brief MATCHES "\ngenima +uffd( +[0-9.]+)+\n" OR NOT _brief MATCHES "${_ratios_re}")
+    message(FATAL_ERROR "mp.bench_memory: the --brief report of both backends (exit status ${_rc}) lacks the memory "
+                        "column or the uffd/mprotect table:\n${_brief}")
+  endif()
+
+  # uffd made unavailable: its first run fails with the reason, its other runs are skipped, mprotect's go on.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env RDSM_UFFD_UNAVAILABLE=test
+                          ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima --no-hw
+                          --nodes 1,2 --sizes test --memory uffd,mprotect --timeout 60 --out ${_mem}/nouffd.json
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 1 OR NOT _out MATCHES "(^|\n)3 runs, 1 failed, 1 skipped;"
+     OR NOT _out MATCHES "note: ${_unavailable_re} \\(userfaultfd is disabled by RDSM_UFFD_UNAVAILABLE=test\\)")
+    message(FATAL_ERROR "mp.bench_memory: with uffd unavailable (exit status ${_rc}) the sweep should make one uffd "
+                        "run, skip the other, say why and run mprotect:\n${_out}")
+  endif()
+  message(STATUS "mp.bench_memory: sweeps and reports in ${OUT}")
+  return()
+endif()
 
 execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor
                         --protocols async,genima --nodes 1,2 --sizes test --repeat 1 --timeout 60
@@ -219,5 +375,6 @@ sys.exit(0 if abs(got - want) <= 1e-9 * max(1.0, want) else "compute %r, want %r
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: the fork-join breakdown is not the mean over the master and its workers")
 endif()
+
 message(STATUS "mp.bench_smoke: ${_nruns} runs in ${_json}; speedup.png, breakdown.png, handler.png, summary.json in ${OUT}; "
                "fork-join sweep in ${_fj}")

@@ -1,19 +1,110 @@
-# Smoke test of the micro-benchmark driver: tools/microbench.py --quick runs
-# every micro-benchmark once for every protocol preset with small counts and
-# must succeed (every program PASS, exit status 0) within 60 seconds.
+# Smoke tests of the micro-benchmark driver.
+#
+# mp.microbench_quick: tools/microbench.py --quick runs every micro-benchmark
+# once for every protocol preset with small counts and must succeed (every
+# program PASS, exit status 0) within 60 seconds.
+#
+# mp.microbench_memory: --memory mprotect,uffd (preset rdsm only, to stay
+# short) must print, under every figure, a row per backend and a
+# uffd/mprotect row, and record both backends (asked for and run) in its
+# JSON.  Where uffd cannot run, the driver must say why, skip uffd's other
+# runs and still print mprotect's figures; that path is also checked on
+# every machine with uffd disabled through RDSM_UFFD_UNAVAILABLE.
 #
 # Included from tests/CMakeLists.txt:
 #   include(${CMAKE_CURRENT_SOURCE_DIR}/microbench.cmake)
-find_package(Python3 COMPONENTS Interpreter)
-if(Python3_Interpreter_FOUND)
-  # The launcher's directory is the build directory: the driver finds
-  # rdsm there and the programs in its apps/.
-  add_test(NAME mp.microbench_quick
-           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/microbench.py --quick
-                   --build $<TARGET_FILE_DIR:rdsm>)
-  # Serial: it starts about fifty jobs of up to four nodes each against a
-  # hard time limit, which must not depend on what else runs at the time.
-  set_tests_properties(mp.microbench_quick PROPERTIES LABELS mp TIMEOUT 60 RUN_SERIAL TRUE)
-else()
-  message(STATUS "python3 not found: the micro-benchmark smoke test (mp.microbench_quick) is not registered")
+# The same file is mp.microbench_memory's script (cmake -P).
+
+if(NOT CMAKE_SCRIPT_MODE_FILE)
+  find_package(Python3 COMPONENTS Interpreter)
+  if(Python3_Interpreter_FOUND)
+    # The launcher's directory is the build directory: the driver finds
+    # rdsm there and the programs in its apps/.
+    add_test(NAME mp.microbench_quick
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/microbench.py --quick
+                     --build $<TARGET_FILE_DIR:rdsm>)
+    # Serial: it starts about fifty jobs of up to four nodes each against a
+    # hard time limit, which must not depend on what else runs at the time.
+    set_tests_properties(mp.microbench_quick PROPERTIES LABELS mp TIMEOUT 60 RUN_SERIAL TRUE)
+    add_test(NAME mp.microbench_memory
+             COMMAND ${CMAKE_COMMAND}
+                     -DPYTHON=${Python3_EXECUTABLE}
+                     -DSRC=${PROJECT_SOURCE_DIR}
+                     -DBUILD=$<TARGET_FILE_DIR:rdsm>
+                     -DOUT=${CMAKE_CURRENT_BINARY_DIR}/microbench_memory
+                     -P ${CMAKE_CURRENT_LIST_FILE})
+    # Serial for the same reason; about thirty jobs of up to four nodes.
+    set_tests_properties(mp.microbench_memory PROPERTIES LABELS mp TIMEOUT 90 RUN_SERIAL TRUE)
+  else()
+    message(STATUS "python3 not found: the micro-benchmark smoke tests (mp.microbench_quick, "
+                   "mp.microbench_memory) are not registered")
+  endif()
+  return()
 endif()
+
+# ---- script mode: mp.microbench_memory -------------------------------------
+
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+set(_unavailable_re "the uffd memory backend cannot run here")
+# One figure's rows: its label and mprotect's median, then uffd's, then the ratio.
+set(_num "[0-9]+(\\.[0-9]+)?")
+set(_rows_re "\n  fetch, 2 nodes \\[us/page\\] +mprotect +${_num}\n +uffd +${_num}\n +uffd/mprotect +${_num}\n")
+set(_na_re "\n  fetch, 2 nodes \\[us/page\\] +mprotect +${_num}\n +uffd +n/a\n +uffd/mprotect +-\n")
+
+execute_process(COMMAND ${PYTHON} ${SRC}/tools/microbench.py --quick --build ${BUILD} --protocols rdsm
+                        --memory mprotect,uffd --json ${OUT}/both.json
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+message(STATUS "mp.microbench_memory: --memory mprotect,uffd\n${_out}")
+if(_err MATCHES "${_unavailable_re}[^\n]*" OR _out MATCHES "${_unavailable_re}[^\n]*")
+  # uffd cannot run on this machine: what can be checked is mprotect's rows and the reason.
+  message(STATUS "mp.microbench_memory: uffd cannot run here (${CMAKE_MATCH_0}); checking mprotect alone")
+  if(_rc EQUAL 0 OR NOT _out MATCHES "${_na_re}")
+    message(FATAL_ERROR "mp.microbench_memory: without uffd the driver should fail (status ${_rc}) and still print "
+                        "mprotect's figures with n/a for uffd\n${_err}")
+  endif()
+else()
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.microbench_memory: tools/microbench.py --memory mprotect,uffd failed "
+                        "(exit status ${_rc})\n${_err}")
+  endif()
+  if(NOT _out MATCHES "\n +memory +rdsm\n"
+     OR NOT _out MATCHES "${_rows_re}"
+     OR NOT _out MATCHES "\n  write fault, home page \\[us\\] +mprotect +${_num}\n +uffd +${_num}\n +uffd/mprotect +${_num}\n")
+    message(FATAL_ERROR "mp.microbench_memory: the table lacks a memory column or a row per backend and the "
+                        "uffd/mprotect row under each figure")
+  endif()
+  file(READ ${OUT}/both.json _doc)
+  string(JSON _ran GET "${_doc}" memory_ran)
+  string(JSON _ratio TYPE "${_doc}" figures page_fetch_us.n2 uffd_over_mprotect rdsm)
+  string(JSON _m GET "${_doc}" figures page_fetch_us.n2 presets rdsm/uffd memory)
+  if(NOT _ran MATCHES "\"mprotect\".*\"uffd\"" OR NOT _ratio STREQUAL "NUMBER" OR NOT _m STREQUAL "uffd")
+    message(FATAL_ERROR "mp.microbench_memory: the JSON should record both backends as run (memory_ran: ${_ran}), "
+                        "each figure's median per backend (${_m}) and its ratio (${_ratio})")
+  endif()
+endif()
+
+# uffd made unavailable: its first run fails with the reason, the others are skipped.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env RDSM_UFFD_UNAVAILABLE=test
+                        ${PYTHON} ${SRC}/tools/microbench.py --quick --build ${BUILD} --protocols rdsm
+                        --memory uffd,mprotect --json ${OUT}/nouffd.json
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+if(_rc EQUAL 0 OR NOT _out MATCHES "${_na_re}"
+   OR NOT _out MATCHES "note: ${_unavailable_re} \\(userfaultfd is disabled by RDSM_UFFD_UNAVAILABLE=test\\)")
+  message(FATAL_ERROR "mp.microbench_memory: with uffd unavailable (exit status ${_rc}) the driver should fail, "
+                      "say why and print mprotect's figures with n/a for uffd:\n${_out}\n${_err}")
+endif()
+file(READ ${OUT}/nouffd.json _doc)
+string(JSON _nruns LENGTH "${_doc}" runs)
+set(_uffd_runs 0)
+math(EXPR _last "${_nruns} - 1")
+foreach(_i RANGE ${_last})
+  string(JSON _m GET "${_doc}" runs ${_i} memory)
+  if(_m STREQUAL "uffd")
+    math(EXPR _uffd_runs "${_uffd_runs} + 1")
+  endif()
+endforeach()
+if(NOT _uffd_runs EQUAL 1)
+  message(FATAL_ERROR "mp.microbench_memory: with uffd unavailable ${_uffd_runs} uffd runs were made; expected 1")
+endif()
+message(STATUS "mp.microbench_memory: passed")

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """Runs the rdsm micro-benchmarks for every protocol preset and prints one
-table with the presets as columns; with --memory mprotect,uffd one column per
-preset and memory backend, so the backends stand side by side.
+table with the presets as columns; with --memory mprotect,uffd every figure
+has a row per memory backend, so the backends stand side by side (and a
+uffd/mprotect row, their ratio).
 
 Every program (micro_page, micro_diff, micro_lock, micro_barrier,
 micro_fault) is run --repeat times per preset through `rdsm run --quiet
 --timeout 120`; each figure in the table is the median over those runs.
 The repetitions are the outer loop, so a burst of load from elsewhere on the
-machine touches every preset rather than one.  --json FILE keeps every raw
-result next to the medians.
+machine touches every preset rather than one; the runs of one program and
+preset under the different backends follow one another.  Without --memory no
+backend is asked for and the nodes use their default; the header says which
+ran (from the launcher's --stats).  A backend that cannot run on this
+machine (uffd where the kernel refuses userfaultfd) fails its first run with
+the launcher's reason; its other runs are skipped ("n/a").  --json FILE keeps
+every raw result next to the medians.
 
 A run that fails (non-zero exit, timeout, FAIL verdict, no result) is
 reported with the program, preset and node count, its cell in the table
@@ -20,6 +26,7 @@ Python 3 standard library only.
 import argparse
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -30,7 +37,10 @@ import time
 from rdsm_build_query import find_program, launcher_protocols
 
 KNOWN_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
+MEMORY_BACKENDS = ["mprotect", "uffd"]
 LAUNCH_TIMEOUT = 120  # seconds, passed to rdsm run --timeout
+# What a node prints when the backend asked for cannot work on this machine.
+BACKEND_UNAVAILABLE_RE = re.compile(r"the (\w+) memory backend cannot run here: ([^\n]*)")
 WAIT_SLACK = 30       # extra seconds before this script gives up on a launcher
 
 
@@ -145,7 +155,7 @@ def tail(text, lines=8):
 
 
 class Column:
-    """A table column: a preset, under one memory backend (None: the nodes' default)."""
+    """What a figure is measured under: a preset and a memory backend (None: the nodes' default)."""
 
     def __init__(self, preset, memory):
         self.preset = preset
@@ -153,16 +163,33 @@ class Column:
         self.key = preset if memory is None else "%s/%s" % (preset, memory)
 
 
+def memory_ran(stats_path):
+    """The memory backend the launcher's --stats file names, or None."""
+    try:
+        with open(stats_path, encoding="utf-8") as fh:
+            return json.load(fh).get("memory") or None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def run_once(rdsm, prog_path, run, column, quick, tmpdir):
-    """Runs one program once.  Returns (result dict or None, error text or None, seconds)."""
+    """Runs one program once.  Returns (result dict or None, error text or None, seconds, the memory
+    backend the nodes ran or None)."""
+    res, err, secs = run_program(rdsm, prog_path, run, column, quick, tmpdir)
+    return res, err, secs, memory_ran(os.path.join(tmpdir, "stats.json"))
+
+
+def run_program(rdsm, prog_path, run, column, quick, tmpdir):
     preset = column.preset
     out_json = os.path.join(tmpdir, "result.json")
-    if os.path.exists(out_json):
-        os.unlink(out_json)
+    stats_json = os.path.join(tmpdir, "stats.json")
+    for f in (out_json, stats_json):
+        if os.path.exists(f):
+            os.unlink(f)
     args = run.quick_args if quick else run.args
     cmd = [rdsm, "run", "-n", str(run.nodes), "--protocol", preset, "--handler", run.handler, "--quiet",
-           "--timeout", str(LAUNCH_TIMEOUT)] + ([] if column.memory is None else ["--memory", column.memory]) + \
-        [prog_path] + args + ["--json", out_json]
+           "--timeout", str(LAUNCH_TIMEOUT), "--stats", stats_json] + \
+        ([] if column.memory is None else ["--memory", column.memory]) + [prog_path] + args + ["--json", out_json]
     t0 = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
@@ -211,12 +238,20 @@ def fmt(v):
     return "%.0f" % v
 
 
-def print_table(figs, columns, cells, out):
-    """cells[(figure key, column key)] = text."""
-    presets = [c.key for c in columns]
-    label_w = max(len("%s [%s]" % (f.label, f.unit)) for f in figs) + 2
+RATIO_ROW = "uffd/mprotect"
+
+
+def print_table(figs, presets, memories, cells, out):
+    """A column per preset; with several backends a row per backend under each figure (and the
+    uffd/mprotect ratio when both ran).  cells[(figure key, column key)] = text."""
+    rows = [m for m in MEMORY_BACKENDS if m in memories] if None not in memories else list(memories)
+    if all(m in memories for m in ("uffd", "mprotect")):
+        rows.append(RATIO_ROW)
+    mem_w = max(len(str(m)) for m in rows) + 2 if len(rows) > 1 else 0
+    label_w = max(len("%s [%s]" % (f.label, f.unit)) for f in figs) + (4 if mem_w else 2)
     col_w = max(9, max(len(p) for p in presets) + 2)
-    header = "%-*s" % (label_w, "") + "".join("%*s" % (col_w, p) for p in presets)
+    header = "%-*s" % (label_w, "") + ("%-*s" % (mem_w, "memory") if mem_w else "") + \
+        "".join("%*s" % (col_w, p) for p in presets)
     out.write(header + "\n")
     out.write("-" * len(header) + "\n")
     group = None
@@ -224,8 +259,19 @@ def print_table(figs, columns, cells, out):
         if f.group != group:
             group = f.group
             out.write("%s\n" % group)
-        label = "  %s [%s]" % (f.label, f.unit)
-        out.write("%-*s" % (label_w, label) + "".join("%*s" % (col_w, cells[(f.key, p)]) for p in presets) + "\n")
+        for i, m in enumerate(rows):
+            label = "  %s [%s]" % (f.label, f.unit) if i == 0 else ""
+            line = "%-*s" % (label_w, label)
+            if mem_w:
+                line += "%-*s" % (mem_w, m)
+            line += "".join("%*s" % (col_w, cells[(f.key, Column(p, m).key)]) for p in presets)
+            out.write(line.rstrip() + "\n")
+
+
+def columns_of(columns, preset, memories):
+    """The columns of one preset, in the order of `memories`."""
+    by_memory = {c.memory: c for c in columns if c.preset == preset}
+    return [by_memory[m] for m in memories]
 
 
 def main():
@@ -236,9 +282,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=None, help="runs of each program per preset (default 5; 1 with --quick)")
     ap.add_argument("--protocols", default=None,
                     help="comma-separated presets (default: every preset `rdsm run --help` lists)")
-    ap.add_argument("--memory", default=None,
-                    help="comma-separated memory backends (mprotect, uffd): one column per preset and backend "
-                         "(default: the nodes' default backend)")
+    ap.add_argument("--memory", default=None, metavar="LIST",
+                    help="comma-separated memory backends (mprotect, uffd): a row per backend under each figure "
+                         "(default: none asked for, the nodes' default; the header names it)")
     ap.add_argument("--quick", action="store_true", help="one run each with small counts (smoke test)")
     ap.add_argument("--json", metavar="FILE", help="write every raw result and the medians to FILE")
     opts = ap.parse_args()
@@ -265,8 +311,9 @@ def main():
     memories = [None]
     if opts.memory:
         memories = [m.strip() for m in opts.memory.split(",") if m.strip()]
-        if not memories or any(m not in ("mprotect", "uffd") for m in memories):
+        if not memories or any(m not in MEMORY_BACKENDS for m in memories):
             ap.error("--memory takes mprotect, uffd or both, comma-separated")
+        memories = list(dict.fromkeys(memories))
     # The backends of one preset side by side.
     columns = [Column(p, m) for p in presets for m in memories]
 
@@ -280,19 +327,32 @@ def main():
         if run.program not in programs:
             programs[run.program] = find_program(build, run.program)
 
-    todo = [(rep, run, c) for rep in range(repeat) for run in run_list for c in columns if run.applies_to(c.preset)]
+    # The backends of one program and preset one after the other, their order alternating by repetition.
+    todo = [(rep, run, c) for rep in range(repeat) for run in run_list for p in presets
+            for c in (columns_of(columns, p, memories if rep % 2 == 0 else memories[::-1]))
+            if run.applies_to(c.preset)]
+    unavailable = {}  # memory backend -> why it cannot run here
+    notes = []
+    ran = set()       # memory backends the nodes reported
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="rdsm-microbench-") as tmpdir:
         for i, (rep, run, column) in enumerate(todo, 1):
+            if column.memory in unavailable:
+                continue
             prog = programs[run.program]
             preset = column.preset
             entry = {"program": run.program, "preset": preset, "memory": column.memory, "column": column.key,
                      "nodes": run.nodes, "handler": run.handler,
                      "args": run.quick_args if opts.quick else run.args, "repetition": rep, "run": run.key}
             if prog is None:
-                res, err, secs = None, "program not found under %s (apps/%s)" % (build, run.program), 0.0
+                res, err, secs, mem = None, "program not found under %s (apps/%s)" % (build, run.program), 0.0, None
             else:
-                res, err, secs = run_once(rdsm, prog, run, column, opts.quick, tmpdir)
+                res, err, secs, mem = run_once(rdsm, prog, run, column, opts.quick, tmpdir)
+            entry["memory_ran"] = mem
+            if mem:
+                ran.add(mem)
+            if err is None and column.memory is not None and mem is not None and mem != column.memory:
+                err = "asked for memory backend %s, the nodes ran %s" % (column.memory, mem)
             entry["seconds"] = round(secs, 3)
             entry["ok"] = err is None
             if res is not None:
@@ -306,12 +366,17 @@ def main():
             sys.stderr.write("[%d/%d] %-13s %-7s n=%d %-9s %6.2f s%s\n" %
                              (i, len(todo), run.program, column.key, run.nodes, run.handler, secs,
                               "" if err is None else "  FAILED"))
+            m = BACKEND_UNAVAILABLE_RE.search(err or "")
+            if m and m.group(1) == column.memory:
+                unavailable[column.memory] = m.group(2).split("; use --memory")[0].strip()
+                notes.append("the %s memory backend cannot run here (%s): its other runs were skipped" %
+                             (column.memory, unavailable[column.memory]))
+                sys.stderr.write("microbench: note: %s\n" % notes[-1])
             sys.stderr.flush()
 
     # Medians per figure and preset.
     cells = {}
     medians = {}
-    notes = []
     for f in figs:
         run = next(r for r in run_list if r.key == f.run_key)
         medians[f.key] = {"label": f.label, "unit": f.unit, "group": f.group, "presets": {}}
@@ -319,6 +384,11 @@ def main():
             p = c.key
             if not run.applies_to(c.preset):
                 cells[(f.key, p)] = "-"
+                continue
+            if c.memory in unavailable and not results.get((f.run_key, p)):
+                cells[(f.key, p)] = "n/a"
+                medians[f.key]["presets"][p] = {"preset": c.preset, "memory": c.memory, "median": None,
+                                                "samples": [], "failed_runs": 0, "unavailable": True}
                 continue
             samples = []
             for res in results.get((f.run_key, p), []):
@@ -330,10 +400,25 @@ def main():
             if samples:
                 m = statistics.median(samples)
                 cells[(f.key, p)] = fmt(m) + ("!" if failed else "")
-                medians[f.key]["presets"][p] = {"median": m, "samples": samples, "failed_runs": failed}
+                medians[f.key]["presets"][p] = {"preset": c.preset, "memory": c.memory, "median": m,
+                                                "samples": samples, "failed_runs": failed}
             else:
                 cells[(f.key, p)] = "FAIL"
-                medians[f.key]["presets"][p] = {"median": None, "samples": [], "failed_runs": failed}
+                medians[f.key]["presets"][p] = {"preset": c.preset, "memory": c.memory, "median": None,
+                                                "samples": [], "failed_runs": failed}
+        # uffd / mprotect per preset, when both ran.
+        if all(m in memories for m in ("uffd", "mprotect")):
+            medians[f.key]["uffd_over_mprotect"] = {}
+            for p in presets:
+                key = Column(p, RATIO_ROW).key
+                if not run.applies_to(p):
+                    cells[(f.key, key)] = "-"
+                    continue
+                mu = medians[f.key]["presets"][Column(p, "uffd").key]["median"]
+                mm = medians[f.key]["presets"][Column(p, "mprotect").key]["median"]
+                ratio = mu / mm if mu is not None and mm else None
+                cells[(f.key, key)] = "-" if ratio is None else "%.2f" % ratio
+                medians[f.key]["uffd_over_mprotect"][p] = ratio
     # Runs whose counters show that a fault figure is not the fault it names.
     for p in [c.key for c in columns]:
         for res in results.get(("fault", p), []):
@@ -352,11 +437,16 @@ def main():
 
     elapsed = time.monotonic() - started
     out = sys.stdout
-    out.write("\nrdsm micro-benchmarks: median of %d run(s) per figure%s; %d runs in %.0f s\n\n" %
-              (repeat, ", quick counts" if opts.quick else "", len(todo), elapsed))
-    print_table(figs, columns, cells, out)
+    out.write("\nrdsm micro-benchmarks: median of %d run(s) per figure%s; %d runs in %.0f s%s\n\n" %
+              (repeat, ", quick counts" if opts.quick else "", len(raw), elapsed,
+               "; memory backend %s (the nodes' default)" % "/".join(sorted(ran)) if memories == [None] and ran
+               else "; memory backend %s" % memories[0] if len(memories) == 1 and memories[0] else ""))
+    print_table(figs, presets, memories, cells, out)
     out.write("\n'-': not run for this preset; 'FAIL': every run of it failed; "
-              "'!': median of the runs that did not fail.\n")
+              "'!': median of the runs that did not fail%s.\n" %
+              ("; 'n/a': the backend cannot run here" if unavailable else ""))
+    if len(memories) > 1 and all(m in memories for m in ("uffd", "mprotect")):
+        out.write("%s: the uffd median / the mprotect median (below 1.00: uffd faster).\n" % RATIO_ROW)
     for n in notes:
         out.write("note: %s\n" % n)
     if failures:
@@ -374,6 +464,8 @@ def main():
             "build": build,
             "protocols": presets,
             "memory": memories,
+            "memory_ran": sorted(ran),
+            "unavailable": unavailable,
             "columns": [c.key for c in columns],
             "cpus": os.cpu_count(),
             "seconds": round(elapsed, 3),

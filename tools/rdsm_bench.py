@@ -16,7 +16,18 @@ hardware-coherent limit: every node maps the same memory, no DSM), every
 app is also run once per size and node count under hw, recorded like the
 other runs.
 
-Per run the JSON holds: app, size, protocol, nodes (for a fork-join app the
+--memory mprotect,uffd runs every configuration under each memory backend
+(`rdsm run --memory B`); the runs of one app, size, protocol and node count
+under the different backends follow one another (their order alternating
+from one repeat to the next), so load from elsewhere touches every backend
+alike.  Without --memory no backend is asked for and the nodes use their
+default.  If a backend cannot run on this machine (uffd where the kernel
+refuses userfaultfd), its first run fails with the launcher's reason and its
+remaining runs are skipped with a note.
+
+Per run the JSON holds: app, size, protocol, memory (the backend the nodes
+ran, from the launcher's stats; null if unknown) and memory_requested (the
+--memory given to the launcher, null for none), nodes (for a fork-join app the
 number of processes it was asked for), fork_join, the program's arguments
 as the table gives them (size_args) and as run (args), repeat, command,
 wall seconds, exit status, verdict (PASS / FAIL / none), the `parallel` and
@@ -46,12 +57,15 @@ from rdsm_build_query import find_program, launcher_protocols
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(SCRIPT_DIR)
 DEFAULT_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
+MEMORY_BACKENDS = ["mprotect", "uffd"]
 WAIT_SLACK = 30  # seconds beyond --timeout before the launcher itself is killed
 NODES_PLACEHOLDER = "{nodes}"
 
 NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
 PARALLEL_RE = re.compile(r"\bparallel\s+" + NUM + r"\s*s\b")
 SEQUENTIAL_RE = re.compile(r"\bsequential(?:\s+check)?\s+" + NUM + r"\s*s\b")
+# What a node prints when the backend asked for cannot work on this machine.
+BACKEND_UNAVAILABLE_RE = re.compile(r"the (\w+) memory backend cannot run here: ([^\n]*)")
 
 
 def csv(text):
@@ -72,6 +86,10 @@ def parse_args(argv):
     p.add_argument("--repeat", type=int, default=1, help="repetitions of every run (default 1)")
     p.add_argument("--out", default="bench.json", help="output JSON file (default bench.json)")
     p.add_argument("--timeout", type=float, default=600, help="seconds per run, passed to rdsm run --timeout (default 600)")
+    p.add_argument("--memory", type=csv, default=None, metavar="LIST",
+                   help="comma-separated memory backends (%s): every run under each, side by side "
+                        "(default: none asked for, the nodes' default; the JSON records which ran)"
+                        % ",".join(MEMORY_BACKENDS))
     p.add_argument("--no-hw", action="store_true", help="do not add the hw (hardware-coherent) runs")
     p.add_argument("--apps-file", default=os.path.join(SCRIPT_DIR, "bench_apps.json"),
                    help="the app table (default: bench_apps.json next to this script)")
@@ -84,6 +102,12 @@ def parse_args(argv):
         p.error("--nodes: node counts must be >= 1")
     if a.repeat < 1:
         p.error("--repeat must be >= 1")
+    if a.memory is not None:
+        bad = [m for m in a.memory if m not in MEMORY_BACKENDS]
+        if bad or not a.memory:
+            p.error("--memory: unknown backend(s) %s; use %s" % (", ".join(bad) or "(none given)",
+                                                                 " and/or ".join(MEMORY_BACKENDS)))
+        a.memory = list(dict.fromkeys(a.memory))  # each once, in the order given
     return a
 
 
@@ -162,14 +186,16 @@ def check_app(t, apps_file):
                 apps_file, name, NODES_PLACEHOLDER, ", ".join(lacking)))
 
 
-def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()):
-    """One `rdsm run -n nodes`; `nodes` is the number of processes the launcher starts."""
+def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=(), memory=None):
+    """One `rdsm run -n nodes`; `nodes` is the number of processes the launcher starts; memory: the
+    backend to ask for (None: no --memory)."""
     stats_path = os.path.join(tmpdir, "stats.json")
     if os.path.exists(stats_path):
         os.unlink(stats_path)
     cmd = [rdsm, "run", "-n", str(nodes), "--protocol", protocol, "--quiet", "--timeout", "%g" % timeout,
-           "--stats", stats_path] + list(launcher_args) + [prog] + list(args)
-    rec = {"command": cmd, "wall_seconds": None, "exit_status": None, "verdict": None,
+           "--stats", stats_path] + ([] if memory is None else ["--memory", memory]) + list(launcher_args) + \
+        [prog] + list(args)
+    rec = {"memory": memory, "memory_requested": memory, "command": cmd, "wall_seconds": None, "exit_status": None, "verdict": None,
            "parallel_seconds": None, "sequential_seconds": None, "stats": None, "error": None}
     t0 = time.monotonic()
     try:
@@ -208,7 +234,9 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
             rec["stats"] = json.load(fh)
         if rec["stats"].get("wall_seconds") is not None:
             rec["launcher_wall_seconds"] = rec["stats"]["wall_seconds"]
-    except (OSError, ValueError):
+        if rec["stats"].get("memory"):
+            rec["memory"] = rec["stats"]["memory"]  # the backend that ran
+    except (OSError, ValueError, AttributeError):
         pass
     if rec["error"] is None:
         if proc.returncode == 124:
@@ -217,9 +245,14 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
             rec["error"] = "exit status %d" % proc.returncode
         elif verdict != "PASS":
             rec["error"] = "verdict %s" % (verdict or "missing (no PASS line)")
+    if rec["error"] is None and memory is not None and rec["memory"] != memory:
+        rec["error"] = "asked for memory backend %s, the nodes ran %s" % (memory, rec["memory"])
     rec["ok"] = rec["error"] is None
     if not rec["ok"]:
         rec["output_tail"] = tail(text)
+        m = BACKEND_UNAVAILABLE_RE.search(text)
+        if m and memory is not None and m.group(1) == memory:
+            rec["backend_unavailable"] = m.group(2).split("; use --memory")[0].strip()
     return rec
 
 
@@ -269,30 +302,46 @@ def main(argv):
     for note in notes:
         print("note: " + note, file=sys.stderr)
 
-    # Repetitions are the outer loop, so load from elsewhere spreads over every configuration.
+    # Repetitions are the outer loop, so load from elsewhere spreads over every configuration; the
+    # backends the inner one, so the runs compared across backends are made side by side, their order
+    # alternating from one repeat to the next.
+    memories = a.memory or [None]
     plan = []
     for r in range(a.repeat):
         for t, prog in apps:
             for s in a.sizes:
                 for p in protocols + (["hw"] if hw and r == 0 else []):
                     for n in a.nodes:
-                        plan.append((t, prog, s, p, n, r))
+                        for m in (memories if r % 2 == 0 else memories[::-1]):
+                            plan.append((t, prog, s, p, n, r, m))
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     runs = []
+    unavailable = {}  # backend -> why it cannot run here
+    skipped = 0
     progress = Progress(len(plan))
     with tempfile.TemporaryDirectory(prefix="rdsm_bench.") as tmpdir:
         try:
-            for t, prog, s, p, n, r in plan:
-                progress.show("%s %s %s n=%d rep %d" % (t["name"], s, p, n, r + 1))
+            for t, prog, s, p, n, r, m in plan:
+                if m in unavailable:
+                    skipped += 1
+                    progress.step(0.0)
+                    continue
+                progress.show("%s %s %s%s n=%d rep %d" % (t["name"], s, p, "" if m is None else " " + m, n, r + 1))
                 fork_join = bool(t.get("fork_join"))
                 args = with_nodes(t["sizes"][s], n)
                 rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
                        "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
                 rec.update(run_one(rdsm, prog, args, p, 1 if fork_join else n, a.timeout, tmpdir,
-                                   with_nodes(t.get("launcher_args", {}).get(s, []), n)))
+                                   with_nodes(t.get("launcher_args", {}).get(s, []), n), m))
                 runs.append(rec)
                 progress.step(rec["wall_seconds"] or 0.0)
+                if rec.get("backend_unavailable"):
+                    unavailable[m] = rec["backend_unavailable"]
+                    note = "the %s memory backend cannot run here (%s): its other runs were skipped" % (
+                        m, rec["backend_unavailable"])
+                    notes.append(note)
+                    sys.stderr.write("\nnote: %s\n" % note)
         except KeyboardInterrupt:
             sys.stderr.write("\ninterrupted: writing the %d runs done so far\n" % len(runs))
         progress.finish()
@@ -305,7 +354,8 @@ def main(argv):
         "host": os.uname().nodename,
         "cpus": os.cpu_count(),
         "config": {"apps": [t["name"] for t, _ in apps], "protocols": protocols, "hw": hw, "nodes": a.nodes,
-                   "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout},
+                   "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout, "memory": a.memory},
+        "memory_ran": sorted({r["memory"] for r in runs if r.get("memory")}),
         "notes": notes,
         "runs": runs,
     }
@@ -317,17 +367,20 @@ def main(argv):
     os.replace(tmp, out)
 
     failed = [r for r in runs if not r["ok"]]
-    print("%d runs, %d failed; wrote %s" % (len(runs), len(failed), out))
+    print("%d runs, %d failed%s; wrote %s" % (len(runs), len(failed),
+                                              ", %d skipped" % skipped if skipped else "", out))
     for note in notes:
         print("note: " + note)
     if failed:
         print("\nFAILED runs:")
         for r in failed:
-            print("  %s size %s, protocol %s, %d nodes, repeat %d: %s" % (
-                r["app"], r["size"], r["protocol"], r["nodes"], r["repeat"] + 1, r["error"]))
+            print("  %s size %s, protocol %s%s, %d nodes, repeat %d: %s" % (
+                r["app"], r["size"], r["protocol"],
+                ", memory %s" % r["memory_requested"] if r.get("memory_requested") else "",
+                r["nodes"], r["repeat"] + 1, r["error"]))
             for line in (r.get("output_tail") or "").splitlines():
                 print("      | " + line)
-    if len(runs) < len(plan):
+    if len(runs) + skipped < len(plan):
         return 130
     return 1 if failed else 0
 

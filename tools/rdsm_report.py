@@ -20,6 +20,17 @@ node count.
                  fork-join program: the master and every forked worker),
                  mean over repeats.
 
+When the runs were made under more than one memory backend (rdsm bench
+--memory mprotect,uffd), every table has a memory column (a row per protocol
+and backend; "?" for runs of a file that does not say which backend ran), of
+hw compares with hw under the same backend (else with hw under the one it
+ran), and a table gives per app, protocol and node count
+
+  uffd/mprotect  median parallel seconds under uffd / under mprotect; below
+                 1.00 uffd is faster.  "*": with two runs or more of each,
+                 every run of the slower backend was slower than every run
+                 of the faster one (a difference beyond the runs' spread).
+
 Writes to DIR (default: the JSON file's directory):
 
   speedup.png    per app: speedup vs node count, a line per protocol (hw
@@ -32,12 +43,14 @@ Writes to DIR (default: the JSON file's directory):
   handler.png    handler time per protocol at each app's largest node count
                  (mean per node, split page / diff / sync / other), averaged
                  over apps.
-  summary.json   per app, size, protocol and node count: runs, median
-                 parallel seconds, speedup, fraction_of_hw and the breakdown
-                 (seconds, as in the table).
+  summary.json   per app, size, protocol, memory backend and node count:
+                 runs, median parallel seconds, speedup, fraction_of_hw and
+                 the breakdown (seconds, as in the table); memory_ratios:
+                 the uffd/mprotect table.
 
 --brief prints only a compact table per app (time per node count, speedup
-and fraction of hw at the largest node count) and the failed runs, writes
+and fraction of hw at the largest node count), the uffd/mprotect table when
+both backends ran, and the failed runs, writes
 nothing and does not need matplotlib.
 
 Failed runs are left out of every figure and listed.  Needs matplotlib
@@ -57,6 +70,8 @@ COMPONENTS = [("compute", "compute"), ("data_wait", "data wait"), ("lock_wait", 
 HANDLER_PARTS = [("handler_page", "page"), ("handler_diff", "diff"), ("handler_sync", "sync")]
 PROTOCOL_ORDER = ["rdsm", "async", "ardmar", "draw", "newgen", "genima", "hw"]
 HW = "hw"
+MEMORY_ORDER = ["mprotect", "uffd"]
+ANY = object()  # a run's memory backend, whichever it is
 
 
 def load_matplotlib():
@@ -94,6 +109,20 @@ def order_protocols(ps):
     return sorted(ps, key=lambda p: (PROTOCOL_ORDER.index(p) if p in PROTOCOL_ORDER else len(PROTOCOL_ORDER), p))
 
 
+def memory_of(run):
+    """The memory backend the run's nodes used; None when the file does not say (older bench files)."""
+    return run.get("memory") or (run.get("stats") or {}).get("memory") or None
+
+
+def order_memories(ms):
+    return sorted(ms, key=lambda m: (m is None, MEMORY_ORDER.index(m) if m in MEMORY_ORDER else len(MEMORY_ORDER),
+                                     m or ""))
+
+
+def memory_label(m):
+    return "?" if m is None else m
+
+
 def parallel_time(run):
     """The program's `parallel` seconds; else the slowest node's total; else the wall time."""
     if run.get("parallel_seconds") is not None:
@@ -125,16 +154,30 @@ class Data:
             g = (r["app"], r["size"])
             if g not in self.groups:
                 self.groups.append(g)
+        # Memory backends: those of the successful runs and those asked for (a backend whose runs all
+        # failed still shows as asked for); with more than one, each is a row of its own.
+        self.memories = order_memories({memory_of(r) for r in self.ok} |
+                                       {r["memory_requested"] for r in runs if r.get("memory_requested")})
+        self.multi_memory = len(self.memories) > 1
+        self.compare_memory = all(m in self.memories for m in ("uffd", "mprotect"))
 
     def label(self, g):
         return "%s (%s)" % g if self.multi_size else g[0]
 
-    def runs(self, g, protocol=None, nodes=None):
+    def runs(self, g, protocol=None, nodes=None, memory=ANY):
         return [r for r in self.ok if (r["app"], r["size"]) == g and (protocol is None or r["protocol"] == protocol)
-                and (nodes is None or r["nodes"] == nodes)]
+                and (nodes is None or r["nodes"] == nodes) and (memory is ANY or memory_of(r) == memory)]
 
     def protocols(self, g):
         return order_protocols({r["protocol"] for r in self.runs(g)})
+
+    def series(self, g):
+        """(protocol, memory backend) pairs with successful runs, a protocol's backends together."""
+        have = {(r["protocol"], memory_of(r)) for r in self.runs(g)}
+        return [(p, m) for p in self.protocols(g) for m in self.memories if (p, m) in have]
+
+    def series_label(self, p, m):
+        return "%s (%s)" % (p, memory_label(m)) if self.multi_memory else p
 
     def node_counts(self, g):
         return sorted({r["nodes"] for r in self.runs(g)})
@@ -142,17 +185,34 @@ class Data:
     def sequential(self, g):
         return median([r.get("sequential_seconds") for r in self.runs(g)])
 
-    def parallel(self, g, p, n):
-        return median([parallel_time(r) for r in self.runs(g, p, n)])
+    def parallel(self, g, p, n, m=ANY):
+        return median([parallel_time(r) for r in self.runs(g, p, n, m)])
 
-    def speedup(self, g, p, n):
-        seq, par = self.sequential(g), self.parallel(g, p, n)
+    def speedup(self, g, p, n, m=ANY):
+        seq, par = self.sequential(g), self.parallel(g, p, n, m)
         return seq / par if seq and par else None
 
-    def fraction_of_hw(self, g, p, n):
-        """p's speedup / hw's speedup at the same app, size and node count; None without both."""
-        s, hw = self.speedup(g, p, n), self.speedup(g, HW, n)
+    def hw_speedup(self, g, n, m=ANY):
+        """hw's speedup under backend m if hw ran under it, else over the hw runs there are."""
+        if m is not ANY and self.runs(g, HW, n, m):
+            return self.speedup(g, HW, n, m)
+        return self.speedup(g, HW, n)
+
+    def fraction_of_hw(self, g, p, n, m=ANY):
+        """p's speedup / hw's speedup at the same app, size and node count (and backend, if hw ran
+        under it); None without both."""
+        s, hw = self.speedup(g, p, n, m), self.hw_speedup(g, n, m)
         return s / hw if s and hw else None
+
+    def memory_ratio(self, g, p, n):
+        """(uffd / mprotect median parallel time, beyond the runs' spread) or (None, False)."""
+        tu = [parallel_time(r) for r in self.runs(g, p, n, "uffd")]
+        tm = [parallel_time(r) for r in self.runs(g, p, n, "mprotect")]
+        tu, tm = [t for t in tu if t is not None], [t for t in tm if t is not None]
+        if not tu or not tm or not median(tm):
+            return None, False
+        beyond = len(tu) >= 2 and len(tm) >= 2 and (min(tu) > max(tm) or max(tu) < min(tm))
+        return median(tu) / median(tm), beyond
 
     def has_hw(self, g):
         return any(self.speedup(g, HW, n) for n in self.node_counts(g))
@@ -166,9 +226,9 @@ class Data:
                 return list(seen.pop())
         return None
 
-    def breakdown(self, g, p, n):
+    def breakdown(self, g, p, n, m=ANY):
         """Mean over nodes, mean over repeats, of each component (seconds); None without stats."""
-        rs = [r for r in self.runs(g, p, n) if (r.get("stats") or {}).get("per_node")]
+        rs = [r for r in self.runs(g, p, n, m) if (r.get("stats") or {}).get("per_node")]
         if not rs:
             return None
         out = {}
@@ -190,20 +250,22 @@ def fmt_seconds(v):
     return "%.*f" % (min(6, max(0, 2 - int(math.floor(math.log10(v))))), v)
 
 
-def print_table(rows, header, groups=None):
-    """groups: [(label, number of columns)] spanning the columns after the first, printed above the header."""
+def print_table(rows, header, groups=None, lead=1):
+    """The first `lead` columns are labels (left-aligned); groups: [(label, number of columns)] spanning
+    the columns after them, printed above the header."""
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     if groups:
         # Widen a group's last column if its label is wider than the columns under it.
-        k = 1
+        k = lead
         for label, span in groups:
             need = len(label) + 2 - (sum(widths[k:k + span]) + 2 * (span - 1))
             if need > 0:
                 widths[k + span - 1] += need
             k += span
-    line = lambda cells: "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    line = lambda cells: "  ".join(str(c).rjust(w) if i >= lead else str(c).ljust(w)
+                                   for i, (c, w) in enumerate(zip(cells, widths)))
     if groups:
-        cells, k = [" " * widths[0]], 1
+        cells, k = [" " * (sum(widths[:lead]) + 2 * (lead - 1))], lead
         for label, span in groups:
             w = sum(widths[k:k + span]) + 2 * (span - 1)
             cells.append((" " + label + " ").center(w, "-"))
@@ -223,8 +285,24 @@ TABLE_LEGEND = ("time: median parallel seconds; speedup: sequential / time; of h
                 "(plain threads, the limit) at the same node count, 1.00 = at the limit, - = no hw run")
 
 
+MEMORY_LEGEND = ("memory: the memory backend the nodes ran (? = not recorded); of hw compares with hw under the "
+                 "same backend")
+
+
+def label_cells(d, p, m):
+    """A row's leading cells: the protocol, and its memory backend when the file has several."""
+    return [p, memory_label(m)] if d.multi_memory else [p]
+
+
+def label_header(d):
+    return ["protocol", "memory"] if d.multi_memory else ["protocol"]
+
+
 def print_tables(d):
     print(TABLE_LEGEND + "\n")
+    if d.multi_memory:
+        print(MEMORY_LEGEND + "\n")
+    lead = len(label_header(d))
     for g in d.groups:
         ns = d.node_counts(g)
         if not ns:
@@ -232,29 +310,83 @@ def print_tables(d):
             continue
         print("== %s: sequential %s s (median)%s" % (d.label(g), fmt(d.sequential(g), "%.6f"),
                                                     "" if d.has_hw(g) else "; no hw runs"))
-        header = ["protocol"] + ["time (s)", "speedup", "of hw"] * len(ns)
+        header = label_header(d) + ["time (s)", "speedup", "of hw"] * len(ns)
         rows = []
-        for p in d.protocols(g):
-            row = [p]
+        for p, m in d.series(g):
+            row = label_cells(d, p, m)
             for n in ns:
-                row += [fmt(d.parallel(g, p, n), "%.6f"), fmt(d.speedup(g, p, n), "%.2f"),
-                        fmt(d.fraction_of_hw(g, p, n), "%.2f")]
+                row += [fmt(d.parallel(g, p, n, m), "%.6f"), fmt(d.speedup(g, p, n, m), "%.2f"),
+                        fmt(d.fraction_of_hw(g, p, n, m), "%.2f")]
             rows.append(row)
-        print_table(rows, header, [(nodes_label(n), 3) for n in ns])
+        print_table(rows, header, [(nodes_label(n), 3) for n in ns], lead)
         n = ns[-1]
         print("\n   breakdown at %d nodes (ms, mean over nodes and repeats)" % n)
-        header = ["protocol"] + [lbl for _, lbl in COMPONENTS] + ["total", "handler", "h.page", "h.diff", "h.sync"]
+        header = label_header(d) + [lbl for _, lbl in COMPONENTS] + ["total", "handler", "h.page", "h.diff",
+                                                                     "h.sync"]
         rows = []
-        for p in d.protocols(g):
-            b = d.breakdown(g, p, n)
+        for p, m in d.series(g):
+            b = d.breakdown(g, p, n, m)
             if b is None:
-                rows.append([p] + ["-"] * (len(header) - 1))
+                rows.append(label_cells(d, p, m) + ["-"] * (len(header) - lead))
                 continue
-            rows.append([p] + ["%.3f" % (1e3 * b[f]) for f, _ in COMPONENTS] +
+            rows.append(label_cells(d, p, m) + ["%.3f" % (1e3 * b[f]) for f, _ in COMPONENTS] +
                         ["%.3f" % (1e3 * b[f]) for f in ("total", "handler", "handler_page", "handler_diff",
                                                           "handler_sync")])
-        print_table(rows, header)
+        print_table(rows, header, lead=lead)
         print()
+
+
+def memory_ratios(d):
+    """Every (group, protocol, nodes) measured under both uffd and mprotect, with its ratio."""
+    out = []
+    if not d.compare_memory:
+        return out
+    for g in d.groups:
+        for p in d.protocols(g):
+            for n in d.node_counts(g):
+                ratio, beyond = d.memory_ratio(g, p, n)
+                if ratio is None:
+                    continue
+                out.append({"app": g[0], "size": g[1], "protocol": p, "nodes": n,
+                            "uffd_seconds": d.parallel(g, p, n, "uffd"),
+                            "mprotect_seconds": d.parallel(g, p, n, "mprotect"),
+                            "uffd_runs": len(d.runs(g, p, n, "uffd")), "mprotect_runs": len(d.runs(g, p, n, "mprotect")),
+                            "ratio": ratio, "beyond_spread": beyond})
+    return out
+
+
+def print_memory_ratios(d):
+    """One table over every app: uffd / mprotect parallel time per protocol and node count."""
+    if not d.compare_memory:
+        return
+    ratios = memory_ratios(d)
+    print("== uffd/mprotect: median parallel time under uffd / under mprotect (below 1.00: uffd faster; "
+          "*: beyond the spread of the runs; - = not both measured)")
+    if not ratios:
+        print("  no app, protocol and node count ran successfully under both backends\n")
+        return
+    ns = sorted({x["nodes"] for x in ratios})
+    by_key = {(x["app"], x["size"], x["protocol"], x["nodes"]): x for x in ratios}
+    rows = []
+    for g in d.groups:
+        for p in d.protocols(g):
+            cells = [by_key.get(g + (p, n)) for n in ns]
+            if not any(cells):
+                continue
+            worst = max((c for c in cells if c), key=lambda c: c["ratio"])
+            rows.append([d.label(g), p] + ["-" if c is None else "%.2f%s" % (c["ratio"], "*" if c["beyond_spread"]
+                                                                            else "") for c in cells] +
+                        ["%.2f" % worst["ratio"]])
+    print_table(rows, ["app", "protocol"] + ["%s" % nodes_label(n) for n in ns] + ["max"], lead=2)
+    dsm = [x for x in ratios if x["protocol"] != HW]
+    slower = [x for x in dsm if x["ratio"] > 1.0]
+    worst = max(dsm, key=lambda x: x["ratio"]) if dsm else None
+    if worst is not None:
+        print("uffd slower than mprotect in %d of %d DSM cells (%d beyond the spread); the worst, %.2f: %s, %s, %s" % (
+            len(slower), len(dsm), sum(1 for x in slower if x["beyond_spread"]), worst["ratio"],
+            "%s (%s)" % (worst["app"], worst["size"]) if d.multi_size else worst["app"], worst["protocol"],
+            nodes_label(worst["nodes"])))
+    print()
 
 
 def print_brief(d):
@@ -268,14 +400,18 @@ def print_brief(d):
             print("  no successful runs\n")
             continue
         n = ns[-1]
-        header = ["protocol"] + ["%s (s)" % nodes_label(k) for k in ns] + ["speedup at %d" % n, "of hw at %d" % n]
-        rows = [[p] + [fmt_seconds(d.parallel(g, p, k)) for k in ns] +
-                [fmt(d.speedup(g, p, n), "%.2f"), fmt(d.fraction_of_hw(g, p, n), "%.2f")]
-                for p in d.protocols(g)]
-        print_table(rows, header)
+        header = label_header(d) + ["%s (s)" % nodes_label(k) for k in ns] + ["speedup at %d" % n,
+                                                                              "of hw at %d" % n]
+        rows = [label_cells(d, p, m) + [fmt_seconds(d.parallel(g, p, k, m)) for k in ns] +
+                [fmt(d.speedup(g, p, n, m), "%.2f"), fmt(d.fraction_of_hw(g, p, n, m), "%.2f")]
+                for p, m in d.series(g)]
+        print_table(rows, header, lead=len(label_header(d)))
         print()
+    print_memory_ratios(d)
     print("speedup = sequential time / parallel time; of hw = speedup / the speedup of hw (plain threads:\n"
           "one memory kept coherent by the machine, the limit for a DSM protocol); - = not measured")
+    if d.multi_memory:
+        print(MEMORY_LEGEND)
     if d.failed:
         print()
 
@@ -284,16 +420,17 @@ def summary(d, source):
     groups = []
     for g in d.groups:
         results = []
-        for p in d.protocols(g):
+        for p, m in d.series(g):
             for n in d.node_counts(g):
-                results.append({"protocol": p, "nodes": n, "runs": len(d.runs(g, p, n)),
-                                "parallel_seconds": d.parallel(g, p, n), "speedup": d.speedup(g, p, n),
-                                "fraction_of_hw": d.fraction_of_hw(g, p, n),
-                                "breakdown_seconds": d.breakdown(g, p, n)})
+                results.append({"protocol": p, "memory": m, "nodes": n, "runs": len(d.runs(g, p, n, m)),
+                                "parallel_seconds": d.parallel(g, p, n, m), "speedup": d.speedup(g, p, n, m),
+                                "fraction_of_hw": d.fraction_of_hw(g, p, n, m),
+                                "breakdown_seconds": d.breakdown(g, p, n, m)})
         groups.append({"app": g[0], "size": g[1], "sequential_seconds": d.sequential(g), "hw": d.has_hw(g),
                        "results": results})
     return {"tool": "rdsm_report", "source": os.path.abspath(source), "started": d.doc.get("started"),
-            "failed_runs": len(d.failed), "groups": groups}
+            "failed_runs": len(d.failed), "memory": d.memories, "groups": groups,
+            "memory_ratios": memory_ratios(d)}
 
 
 def grid(n):
@@ -307,34 +444,55 @@ def colors_for(protocols, plt):
     return {p: ("black" if p == "hw" else cmap(i % 10)) for i, p in enumerate(order_protocols(protocols))}
 
 
+def series_style(d, p, m):
+    """Line style and marker of a (protocol, backend) series: hw dashed; the backends by marker and line."""
+    k = d.memories.index(m) if m in d.memories else 0
+    marker = "osD^v"[k % 5]
+    if p == HW:
+        return "--", marker
+    return ["-", ":", "-."][k % 3], marker
+
+
+def series_key(d, p, m):
+    return d.series_label(p, m)
+
+
 def plot_speedup(d, plt, path):
     """Per app two panels: speedup vs nodes above, fraction of the hw speedup vs nodes below."""
     groups = [g for g in d.groups if d.node_counts(g)]
     rows, cols = grid(len(groups))
-    fig, axes = plt.subplots(2 * rows, cols, figsize=(4 * cols, 5.4 * rows), squeeze=False,
+    # At least wide enough for the title and a legend row of a few entries.
+    width, height = max(4 * cols, 8), 5.4 * rows
+    fig, axes = plt.subplots(2 * rows, cols, figsize=(width, height), squeeze=False,
                              gridspec_kw={"height_ratios": [3, 2] * rows})
     allp = order_protocols({p for g in groups for p in d.protocols(g)})
     color = colors_for(allp, plt)
     handles = {}
+    order = []  # legend entries in protocol, then backend order
     for i, g in enumerate(groups):
         ax = axes[2 * (i // cols)][i % cols]
         axr = axes[2 * (i // cols) + 1][i % cols]
         ns = d.node_counts(g)
         top = 1.1
-        for p in d.protocols(g):
+        for p, m in d.series(g):
             hw = p == HW
-            pts = [(n, d.speedup(g, p, n)) for n in ns]
+            key = series_key(d, p, m)
+            style, marker = series_style(d, p, m)
+            pts = [(n, d.speedup(g, p, n, m)) for n in ns]
             pts = [(n, s) for n, s in pts if s is not None]
             if pts:
-                h, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", color=color[p],
-                             linestyle="--" if hw else "-", label=p)
-                handles[p] = h
+                h, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker=marker, color=color[p],
+                             linestyle=style, label=key)
+                if key not in handles:
+                    order.append((allp.index(p), d.memories.index(m), key))
+                handles[key] = h
             if hw:
                 continue
-            pts = [(n, d.fraction_of_hw(g, p, n)) for n in ns]
+            pts = [(n, d.fraction_of_hw(g, p, n, m)) for n in ns]
             pts = [(n, f) for n, f in pts if f is not None]
             if pts:
-                axr.plot([x for x, _ in pts], [y for _, y in pts], marker="o", color=color[p], label=p)
+                axr.plot([x for x, _ in pts], [y for _, y in pts], marker=marker, color=color[p],
+                         linestyle=style, label=key)
                 top = max(top, 1.1 * max(y for _, y in pts))
         ax.plot(ns, ns, color="0.8", linewidth=0.8, zorder=0)  # ideal
         ax.set_title(d.label(g))
@@ -356,12 +514,15 @@ def plot_speedup(d, plt, path):
     for j in range(len(groups), rows * cols):
         axes[2 * (j // cols)][j % cols].axis("off")
         axes[2 * (j // cols) + 1][j % cols].axis("off")
+    legend_rows = 1
     if handles:
-        fig.legend([handles[p] for p in allp if p in handles], [p for p in allp if p in handles],
-                   loc="lower center", ncol=len(handles), frameon=False)
+        keys = [k for _, _, k in sorted(order)]
+        ncol = max(1, min(len(keys), int(width // 1.9)))
+        legend_rows = (len(keys) + ncol - 1) // ncol
+        fig.legend([handles[k] for k in keys], keys, loc="lower center", ncol=ncol, frameon=False)
     fig.suptitle("Speedup over the sequential run (grey: linear; dashed: hw, plain threads)\n"
                  "and below it each protocol's speedup as a fraction of hw's (1 = the limit)")
-    fig.tight_layout(rect=(0, 0.05, 1, 0.94))
+    fig.tight_layout(rect=(0, min(0.3, (0.1 + 0.3 * legend_rows) / height), 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -369,29 +530,30 @@ def plot_speedup(d, plt, path):
 def plot_breakdown(d, plt, path):
     groups = [g for g in d.groups if d.node_counts(g)]
     rows, cols = grid(len(groups))
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.5 * rows), squeeze=False)
+    height = 3.5 * rows + (0.6 if d.multi_memory else 0.0)  # room for the longer bar labels
+    fig, axes = plt.subplots(rows, cols, figsize=(max(4 * cols, 8), height), squeeze=False)
     cmap = plt.get_cmap("Set2")
     handles = None
     for i, g in enumerate(groups):
         ax = axes[i // cols][i % cols]
         n = d.node_counts(g)[-1]
-        ps = [p for p in d.protocols(g) if d.breakdown(g, p, n) is not None]
-        bds = {p: d.breakdown(g, p, n) for p in ps}
-        ref_p = "async" if "async" in bds else (ps[0] if ps else None)
+        ps = [(p, m) for p, m in d.series(g) if d.breakdown(g, p, n, m) is not None]
+        bds = {pm: d.breakdown(g, pm[0], n, pm[1]) for pm in ps}
+        ref_p = next((pm for pm in ps if pm[0] == "async"), ps[0] if ps else None)
         ref = sum(bds[ref_p][f] for f, _ in COMPONENTS) if ref_p else 0.0
         if not ref:
             ref = 1.0
         bottoms = [0.0] * len(ps)
         bars = []
         for k, (f, lbl) in enumerate(COMPONENTS):
-            vals = [bds[p][f] / ref for p in ps]
+            vals = [bds[pm][f] / ref for pm in ps]
             bars.append(ax.bar(range(len(ps)), vals, bottom=bottoms, color=cmap(k), label=lbl, width=0.7))
             bottoms = [b + v for b, v in zip(bottoms, vals)]
         handles = bars
         ax.set_xticks(range(len(ps)))
-        ax.set_xticklabels(ps, rotation=30)
+        ax.set_xticklabels([series_key(d, p, m) for p, m in ps], rotation=30, ha="right" if d.multi_memory else "center")
         ax.set_title("%s, %d nodes" % (d.label(g), n))
-        ax.set_ylabel("time / %s" % (ref_p or "-"))
+        ax.set_ylabel("time / %s" % (series_key(d, *ref_p) if ref_p else "-"))
         ax.axhline(1.0, color="0.5", linewidth=0.6)
         ax.grid(True, axis="y", alpha=0.3)
     for j in range(len(groups), rows * cols):
@@ -399,25 +561,25 @@ def plot_breakdown(d, plt, path):
     if handles:
         fig.legend(handles, [lbl for _, lbl in COMPONENTS], loc="lower center", ncol=len(COMPONENTS), frameon=False)
     fig.suptitle("Time breakdown at the largest node count (mean over nodes), normalised to async")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    fig.tight_layout(rect=(0, 0.4 / height, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def handler_means(d):
-    """protocol -> {part: ms} mean over apps of (mean per node) at each app's largest node count."""
+    """(protocol, memory) -> {part: ms} mean over apps of (mean per node) at each app's largest node count."""
     per_p = {}
     for g in d.groups:
         ns = d.node_counts(g)
         if not ns:
             continue
-        for p in d.protocols(g):
-            b = d.breakdown(g, p, ns[-1])
+        for p, m in d.series(g):
+            b = d.breakdown(g, p, ns[-1], m)
             if b is None:
                 continue
             parts = {f: b[f] for f, _ in HANDLER_PARTS}
             parts["other"] = max(0.0, b["handler"] - sum(parts.values()))
-            per_p.setdefault(p, []).append(parts)
+            per_p.setdefault((p, m), []).append(parts)
     out = {}
     for p, lst in per_p.items():
         out[p] = {k: 1e3 * statistics.mean(x[k] for x in lst) for k in lst[0]}
@@ -425,9 +587,13 @@ def handler_means(d):
     return out
 
 
+def order_series(d, pms):
+    return sorted(pms, key=lambda pm: (order_protocols({x for x, _ in pms}).index(pm[0]), d.memories.index(pm[1])))
+
+
 def plot_handler(d, plt, path):
     hm = handler_means(d)
-    ps = order_protocols(hm)
+    ps = order_series(d, hm)
     fig, ax = plt.subplots(figsize=(1.3 * max(len(ps), 3) + 2, 4))
     cmap = plt.get_cmap("Set1")
     parts = [(f, lbl) for f, lbl in HANDLER_PARTS] + [("other", "other")]
@@ -437,7 +603,8 @@ def plot_handler(d, plt, path):
         ax.bar(range(len(ps)), vals, bottom=bottoms, color=cmap(k), label=lbl, width=0.6)
         bottoms = [b + v for b, v in zip(bottoms, vals)]
     ax.set_xticks(range(len(ps)))
-    ax.set_xticklabels(ps)
+    ax.set_xticklabels([series_key(d, p, m) for p, m in ps], rotation=30 if d.multi_memory else 0,
+                       ha="right" if d.multi_memory else "center")
     ax.set_ylabel("handler time per node (ms)")
     ax.set_title("Handler time per protocol (mean per node, averaged over apps)")
     ax.legend()
@@ -478,15 +645,17 @@ def main(argv):
         print("note: " + note)
     print()
     print_tables(d)
+    print_memory_ratios(d)
 
     paths = [os.path.join(out, f) for f in ("speedup.png", "breakdown.png", "handler.png")]
     plot_speedup(d, plt, paths[0])
     plot_breakdown(d, plt, paths[1])
     hm = plot_handler(d, plt, paths[2])
     print("== handler time per node (ms), mean over apps at each app's largest node count")
-    print_table([[p, "%d" % hm[p]["apps"]] + ["%.3f" % hm[p][k] for k in ("handler_page", "handler_diff",
-                                                                          "handler_sync", "other")]
-                 for p in order_protocols(hm)], ["protocol", "apps", "page", "diff", "sync", "other"])
+    print_table([label_cells(d, *pm) + ["%d" % hm[pm]["apps"]] +
+                 ["%.3f" % hm[pm][k] for k in ("handler_page", "handler_diff", "handler_sync", "other")]
+                 for pm in order_series(d, hm)], label_header(d) + ["apps", "page", "diff", "sync", "other"],
+                lead=len(label_header(d)))
     print()
     print_failed(d)
     paths.append(os.path.join(out, "summary.json"))
@@ -504,8 +673,10 @@ def print_failed(d):
     if d.failed:
         print("failed runs (left out):")
         for r in d.failed:
-            print("  %s size %s, protocol %s, %d nodes, repeat %d: %s" % (
-                r["app"], r["size"], r["protocol"], r["nodes"], r.get("repeat", 0) + 1, r.get("error")))
+            print("  %s size %s, protocol %s%s, %d nodes, repeat %d: %s" % (
+                r["app"], r["size"], r["protocol"],
+                ", memory %s" % memory_of(r) if d.multi_memory or r.get("memory_requested") else "",
+                r["nodes"], r.get("repeat", 0) + 1, r.get("error")))
         print()
 
 
