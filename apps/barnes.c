@@ -72,8 +72,8 @@
  * 500 .. 131072 bodies and several seeds (theta is limited to (0, 1]).
  *
  * Shared memory: 64 bytes per body plus a pool of 2N cells of 256 bytes, about
- * 576 bytes per body: up to about 200000 bodies fit the default 128M region;
- * more need a larger --region-size of `rdsm run`.
+ * 576 bytes per body: the default region holds millions of bodies (under the
+ * mprotect memory backend, about 380000).
  */
 #include <math.h>
 #include <stdint.h>
@@ -93,7 +93,7 @@ static const char *kUsage =
     "  16K: -b 16384).  -b/-s override.  theta: opening criterion, 0 < T <= 1 (default 1).\n"
     "  --seed: initial conditions.  Node 0 checks bit for bit against a sequential run and\n"
     "  checks sample tree forces against the direct O(N^2) sum.  About 576 bytes of shared\n"
-    "  memory per body: beyond about 200000 bodies pass rdsm run a larger --region-size.";
+    "  memory per body (under --memory mprotect the default region holds about 380000 bodies).";
 
 /* ---- data ----------------------------------------------------------------- */
 

@@ -47,7 +47,7 @@ static const char *kUsage =
     "  paper: M=22 = 4M points, seed 003 Table 1.3, 1 iteration); node 0 checks the last forward\n"
     "  result against a sequential radix-2 FFT and the last inverse against the input.  The parallel\n"
     "  and sequential times are the sums over the forward transforms.\n"
-    "  M=22 needs --region-size 192M (two arrays of 2^M x 16 bytes in shared memory).";
+    "  Two arrays of 2^M x 16 bytes in shared memory; every size fits the default region.";
 
 typedef struct fft_args {
   int m;

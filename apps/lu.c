@@ -37,9 +37,8 @@ static const char *kUsage =
     "  sizes: test N=256 B=16 (default), medium N=5280 B=16 (about 10 s sequentially on a\n"
     "         2-core VM), paper N=4096 B=16 (seed 003 Table 1.3: LU-contiguous 4096x4096);\n"
     "  -n/-b override the size (N must be a multiple of B).\n"
-    "  The matrix takes N*N*8 bytes of shared memory, more than the default region from\n"
-    "  N=4080 on: paper needs --region-size 192M, medium --region-size 216M (the largest\n"
-    "  region the default vm.max_map_count of 65530 allows).";
+    "  The matrix takes N*N*8 bytes of shared memory; every size fits the default region\n"
+    "  (under --memory mprotect, N up to about 5300 with the default vm.max_map_count).";
 
 typedef struct lu_args {
   long n, b;

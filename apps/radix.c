@@ -35,8 +35,8 @@ static const char *kUsage =
     "         medium 12582912 keys with MAXKEY 2^31 (4 passes), 60 iterations (about 15 s\n"
     "         sequentially); -k/-r/-m/-i override the size.  The last iteration is checked.\n"
     "  Shared memory used: about 8*KEYS bytes plus one page-aligned histogram row of 8*RADIX\n"
-    "  bytes per node; every size above fits the default 128 MiB region (KEYS above about\n"
-    "  15 million need a larger --region-size, e.g. 16M keys: --region-size 192M).";
+    "  bytes per node; every size above fits the default region (under --memory mprotect,\n"
+    "  KEYS up to about 25 million).";
 
 typedef struct radix_args {
   long long keys, radix, maxkey, iters;

@@ -4,5 +4,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/build}
 shift || true
-cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-ninja -C "$dir" >/dev/null
+cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDSM_WERROR=ON "$@" >/dev/null
+# Quiet when it works; the compiler's messages when it does not.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! ninja -C "$dir" >"$log" 2>&1; then
+  grep -v '^\[[0-9]*/[0-9]*\] ' "$log" >&2
+  exit 1
+fi

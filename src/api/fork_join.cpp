@@ -21,6 +21,7 @@
 #include "api/runtime.hpp"
 #include "bootstrap/node_file.hpp"
 #include "common/error.hpp"
+#include "memory/region.hpp"
 #include "stats/stats.hpp"
 
 namespace rdsm::fj {
@@ -28,6 +29,7 @@ namespace rdsm::fj {
 namespace {
 
 constexpr uintptr_t kLowRegionBase = 0x40000000;  // 1 GiB
+constexpr uintptr_t kLowRegionTop = 0x100000000;  // 4 GiB
 
 struct Worker {
   pid_t pid;
@@ -285,6 +287,13 @@ void init(size_t shared_bytes) {
   // Some SPLASH programs keep shared pointers in 32-bit integers: unless told
   // otherwise, the region goes below 4 GiB.
   if (!getenv("RDSM_REGION_BASE")) base.region_base = kLowRegionBase;
+  // The default region then ends at 4 GiB; the program's own estimate
+  // (MAIN_INITENV's argument) raises one asked for that is smaller.
+  if (base.region_bytes == 0) {
+    base.region_bytes = default_region_bytes(base);
+    if (base.region_base < kLowRegionTop)
+      base.region_bytes = std::min(base.region_bytes, (size_t)(kLowRegionTop - base.region_base));
+  }
   if (shared_bytes > base.region_bytes) base.region_bytes = (shared_bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
   base.ring_reserve = kMaxForkJoinNodes;
   g.base = base;

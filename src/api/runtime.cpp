@@ -65,9 +65,11 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->registry = std::make_unique<SyncRegistry>(*rt->fabric, rt->opt.locks);
   rt->protocol = std::make_unique<Hlrc>(*rt->fabric, rt->opt, *cfg);
   rt->allocator->bind(*rt->protocol);
-  if (rt->node_block)
+  if (rt->node_block) {
     snprintf(rt->node_block->memory, sizeof rt->node_block->memory, "%s",
              memory_backend_name(rt->protocol->region().memory_backend()));
+    rt->node_block->region_bytes = rt->protocol->region().bytes();
+  }
   rt->fabric->start();
   rt->protocol->start();
   if (before_meeting) before_meeting(*rt);

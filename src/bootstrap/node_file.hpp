@@ -46,6 +46,7 @@ struct NodeBlock {
   char protocol[32];
   char handler[16];
   char memory[16];  // the memory backend the node runs, once its region exists
+  uint64_t region_bytes;  // the size of its shared region, once it exists
   rdsm_stats stats;  // valid once state == kNodeFinalized
   // Fork-join master only: ranks 1 .. forked_ranks-1 are its workers.
   uint32_t forked_ranks;

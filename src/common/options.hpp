@@ -21,7 +21,8 @@ struct Options {
   std::string axes;                // RDSM_AXES: per-axis overrides of the preset, "lock=atomic,..."
   std::string fabric = "shm";      // RDSM_FABRIC
   HandlerMode handler = HandlerMode::interrupt;  // RDSM_HANDLER=interrupt|poll
-  size_t region_bytes = size_t(128) << 20;       // RDSM_REGION_SIZE (accepts K/M/G suffixes)
+  size_t region_bytes = 0;                       // RDSM_REGION_SIZE (K/M/G/T suffixes); 0: the default
+                                                 // for the memory backend (memory/region.hpp)
   uintptr_t region_base = 0x200000000000ull;     // RDSM_REGION_BASE (hex or decimal)
   std::string placement = "first-touch";         // RDSM_PLACEMENT: default placement policy
   int locks = 65536;                             // RDSM_LOCKS: number of lock ids

@@ -39,7 +39,7 @@ const FlagSpec kFlags[] = {
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
     {Flag::fabric, "fabric", 0, "F", "transport between nodes (default shm)"},
     {Flag::placement, "placement", 0, "P", "default home placement: first-touch, block or cyclic"},
-    {Flag::region_size, "region-size", 0, "SIZE", "size of the shared region, e.g. 512M or 4G (default 128M)"},
+    {Flag::region_size, "region-size", 0, "SIZE", "size of the shared region, e.g. 512M or 4G (default: a 64G reservation under uffd; under mprotect as much as vm.max_map_count allows)"},
     {Flag::locks, "locks", 0, "K", "number of lock ids (default 65536)"},
     {Flag::stats, "stats", 0, "FILE", "write the job's statistics to FILE as JSON"},
     {Flag::timeout, "timeout", 0, "SECONDS", "end the job if it runs longer (exit status 124)"},

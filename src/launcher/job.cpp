@@ -288,7 +288,10 @@ void Job::collect_stats() {
   for (size_t i = 0; i < blocks_.size(); ++i) {
     NodeRecord &node = result_.nodes[i];
     const NodeBlock &b = *blocks_[i];
-    if (i == 0 && b.magic == kNodeBlockMagic) result_.memory.assign(b.memory, strnlen(b.memory, sizeof b.memory));
+    if (i == 0 && b.magic == kNodeBlockMagic) {
+      result_.memory.assign(b.memory, strnlen(b.memory, sizeof b.memory));
+      result_.region_bytes = b.region_bytes;
+    }
     if (b.state.load(std::memory_order_acquire) != kNodeFinalized) continue;
     node.has_stats = true;
     node.stats = b.stats;

@@ -34,6 +34,7 @@ struct JobResult {
   std::vector<NodeRecord> nodes;  // the launched nodes, then any forked workers
   int forked_jobs = 0;            // how many jobs the fork-join program formed
   std::string memory;             // the memory backend node 0 reported; empty if it never had a region
+  uint64_t region_bytes = 0;      // the size of node 0's region; 0 if it never had one
 };
 
 // Runs the job to its end.  Messages about failures are printed to stderr

@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "memory/backend.hpp"
+#include "memory/region.hpp"
 #include "memory/uffd_sys.hpp"
 
 namespace rdsm {
@@ -20,14 +21,6 @@ long max_map_count() {
     fclose(f);
   }
   return v;
-}
-
-// The largest region mprotect can protect page by page (see region.cpp's
-// preflight), in MiB.
-long mprotect_ceiling_mib() {
-  long limit = max_map_count();
-  if (limit <= 8192) return 0;
-  return (limit - 8192) * 4096L >> 20;
 }
 
 }  // namespace
@@ -48,7 +41,7 @@ MemoryBackend choose_memory_backend(const Options &opt) {
   if (!said && opt.rank == 0)
     warn("memory backend mprotect, not uffd: %s; the shared region is limited to about %ld MiB by "
          "vm.max_map_count=%ld",
-         why.c_str(), mprotect_ceiling_mib(), max_map_count());
+         why.c_str(), (long)(mprotect_region_ceiling() >> 20), max_map_count());
   said = true;
   return MemoryBackend::mprotect;
 }

@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <cstring>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "common/error.hpp"
 
@@ -23,15 +26,70 @@ long read_long_file(const char *path) {
 // Mappings a process has besides the region (libraries, stacks, heaps,
 // the fabric's peer mappings): a generous allowance.
 constexpr long kOtherMappings = 8192;
+constexpr size_t kRegionAlign = size_t(2) << 20;
+constexpr uintptr_t kUserTop = 0x7ff000000000ull;
+
+size_t align_down(size_t v) { return v / kRegionAlign * kRegionAlign; }
+
+// Address space a node maps for a region of `bytes`: the application view,
+// every node's data segment and its per-page words, and the twin arena.
+double address_space_per_region_byte(int nodes) {
+  return 2.0 + nodes * (1.0 + (16.0 + 4.0 * nodes) / (double)kPageBytes);
+}
+
+void check_fits(const Options &opt, size_t bytes) {
+  uintptr_t end = opt.region_base + bytes;
+  if (end < opt.region_base || end > kUserTop)
+    fatal("the shared region [%#lx, %#lx) does not fit in the user address space; choose a lower "
+          "RDSM_REGION_BASE or a smaller --region-size / RDSM_REGION_SIZE",
+          (unsigned long)opt.region_base, (unsigned long)end);
+  if (bytes > kMaxRegionBytes)
+    fatal("a shared region of %zu GiB is larger than rdsm supports (%zu GiB); use a smaller --region-size / "
+          "RDSM_REGION_SIZE",
+          bytes >> 30, kMaxRegionBytes >> 30);
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+      (double)bytes * address_space_per_region_byte(opt.nodes) > (double)as.rlim_cur)
+    fatal("a shared region of %zu MiB on %d nodes needs about %.0f MiB of address space per node, more than "
+          "the limit of %llu MiB (`ulimit -v`); raise the limit or use a smaller --region-size / RDSM_REGION_SIZE",
+          bytes >> 20, opt.nodes, (double)bytes * address_space_per_region_byte(opt.nodes) / 1048576.0,
+          (unsigned long long)(as.rlim_cur >> 20));
+}
 }  // namespace
 
-void preflight_region(const Options &opt) {
+size_t mprotect_region_ceiling() {
+  long limit = read_long_file("/proc/sys/vm/max_map_count");
+  if (limit < 0) return kDefaultRegionBytes;  // no such limit here
+  return limit > kOtherMappings ? align_down((size_t)(limit - kOtherMappings) * kPageBytes) : 0;
+}
+
+size_t default_region_bytes(const Options &opt) {
+  size_t bytes = kDefaultRegionBytes;
+  if (choose_memory_backend(opt) == MemoryBackend::mprotect)
+    bytes = std::min(bytes, std::max(mprotect_region_ceiling(), kRegionAlign));
+  // Within the address space: what is left above the base, and at most a
+  // quarter of the user range (or of `ulimit -v`) for the region's mappings.
+  double budget = (double)kUserTop / 4;
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) budget = std::min(budget, (double)as.rlim_cur / 2);
+  bytes = std::min(bytes, (size_t)(budget / address_space_per_region_byte(opt.nodes)));
+  if (opt.region_base < kUserTop) bytes = std::min(bytes, (size_t)(kUserTop - opt.region_base));
+  return std::max(align_down(bytes), kRegionAlign);
+}
+
+size_t resolve_region_bytes(const Options &opt) {
+  if (opt.region_bytes == 0) {
+    size_t bytes = default_region_bytes(opt);
+    check_fits(opt, bytes);
+    return bytes;
+  }
   if (opt.region_bytes % kPageBytes)
     fatal("region size %zu is not a multiple of the page size %zu; set RDSM_REGION_SIZE / --region-size to "
           "a multiple of 4K",
           opt.region_bytes, kPageBytes);
   if (opt.region_base % kPageBytes)
     fatal("region base %#lx is not page aligned", (unsigned long)opt.region_base);
+  check_fits(opt, opt.region_bytes);
   // Page-granular mprotect splits the mapping into one VMA per run of pages
   // with equal protection: at worst one per page.
   long pages = (long)(opt.region_bytes / kPageBytes);
@@ -41,7 +99,9 @@ void preflight_region(const Options &opt) {
           "memory backend, but vm.max_map_count is %ld. Raise it (as root: sysctl -w vm.max_map_count=%ld), "
           "use a smaller region (--region-size) or the uffd memory backend (--memory uffd)",
           opt.region_bytes >> 20, pages, pages + kOtherMappings, limit, 2 * (pages + kOtherMappings));
-  // Every node may end up holding a copy of every page it touches.
+  // A region asked for explicitly is one the program means to fill: every
+  // node may end up holding a copy of every page it touches.  (The default
+  // is a reservation, sized for address space, not for memory.)
   long mem_kb = -1, swap_kb = 0;
   if (FILE *f = fopen("/proc/meminfo", "r")) {
     char line[256];
@@ -56,11 +116,7 @@ void preflight_region(const Options &opt) {
     warn("a shared region of %zu MiB on %d nodes can hold up to %zu MiB of copies, more than the %ld MiB of "
          "memory and swap here; a program that touches most of it will run out of memory",
          opt.region_bytes >> 20, opt.nodes, (opt.region_bytes >> 20) * (size_t)opt.nodes, (mem_kb + swap_kb) >> 10);
-  uintptr_t end = opt.region_base + opt.region_bytes;
-  if (end < opt.region_base || end > 0x7ff000000000ull)
-    fatal("the shared region [%#lx, %#lx) does not fit in the user address space; choose a lower "
-          "RDSM_REGION_BASE or a smaller region",
-          (unsigned long)opt.region_base, (unsigned long)end);
+  return opt.region_bytes;
 }
 
 SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data) {

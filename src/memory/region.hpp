@@ -61,11 +61,24 @@ class SharedRegion {
   std::unique_ptr<ProtectionBackend> backend_;
 };
 
-// Checks, before any memory is mapped, that the region fits the limits of
-// this machine: vm.max_map_count for page-granular protection, and the
-// address range.  With the uffd backend the mapping count does not grow
-// with the region, so only the address range matters.  Ends the process with a message naming the limit and the
-// remedy when it does not.
-void preflight_region(const Options &opt);
+// The region's size when none is asked for (RDSM_REGION_SIZE unset or 0):
+// a sparse reservation, so that programs need no flag for large inputs.
+// Under uffd it is kDefaultRegionBytes; under mprotect, where every page may
+// cost a memory mapping, the largest vm.max_map_count allows.  Either is
+// trimmed to the address space above the base and to `ulimit -v`.
+constexpr size_t kDefaultRegionBytes = size_t(64) << 30;
+// The largest region: a node's memory file holds its data segment and the
+// per-page words beside it (bootstrap/node_file.hpp).
+constexpr size_t kMaxRegionBytes = size_t(256) << 30;
+size_t default_region_bytes(const Options &opt);
+// The largest region the mprotect backend can protect page by page here.
+size_t mprotect_region_ceiling();
+
+// The region size this node uses: the one asked for in `opt`, checked,
+// before any memory is mapped, against the limits of this machine
+// (vm.max_map_count for page-granular protection, the address range,
+// `ulimit -v`), or the default.  Ends the process with a message naming the
+// limit and the remedy when it does not fit.
+size_t resolve_region_bytes(const Options &opt);
 
 }  // namespace rdsm

@@ -168,18 +168,21 @@ class UffdBackend final : public ProtectionBackend {
   // by the machine): nothing is left to detect, so the view becomes a plain
   // mapping that the kernel fills on demand, with no fault to handle and no
   // page allocated ahead.  Unregistering also drops all write protection.
+  // The table is left as it is (for a large region, filling it would cost
+  // more than the program's own memory) and brought up to date only if
+  // protections come back.
   void make_all_writable() {
     if (registered_) {
       if (!uffd::unregister_range(fd_, app_, pages_ * kPage))
         fatal_signal_safe("cannot unregister the shared region from userfaultfd");
       registered_ = false;
     }
-    memset(state_, uint8_t(uint8_t(Prot::read_write) | kMapped), pages_);
   }
 
   // Back to protections after make_all_writable: every page read-write and
-  // possibly mapped, which the table already says.
+  // possibly mapped.
   void reregister() {
+    memset(state_, uint8_t(uint8_t(Prot::read_write) | kMapped), pages_);
     if (!uffd::register_range(fd_, app_, pages_ * kPage))
       fatal_signal_safe("cannot register the shared region with userfaultfd again");
     registered_ = true;

@@ -35,7 +35,7 @@ NoticeSet decode_or_die(const std::vector<uint8_t> &b, const char *what) {
 
 Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     : f_(f), opt_(opt), cfg_(cfg), self_(f.rank()), nodes_(f.nodes()), notices_(f.nodes()) {
-  preflight_region(opt_);
+  opt_.region_bytes = resolve_region_bytes(opt_);
   pages_ = opt_.region_bytes / kPageBytes;
   data_seg_ = f_.register_segment(opt_.region_bytes);
   dir_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
@@ -52,9 +52,9 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   } else {
     region_ = std::make_unique<SharedRegion>(opt_, data_seg_);
   }
-  state_.assign(pages_, kInvalid);
-  home_.assign(pages_, -1);
-  has_twin_.assign(pages_, 0);
+  state_.reset(pages_);
+  home_.reset(pages_);
+  has_twin_.reset(pages_);
   // Each page has its own twin slot in a sparse arena: memory is used only
   // for pages that get twins, and making a twin never allocates, so it can
   // happen in the signal handler.
@@ -70,32 +70,32 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   pool_free_.resize(twin_pool_slots_);
   for (size_t i = 0; i < twin_pool_slots_; ++i) pool_free_[i] = (uint32_t)(twin_pool_slots_ - 1 - i);
   pool_free_count_ = twin_pool_slots_;
-  twin_slot_.assign(pages_, -1);
-  written_.assign(pages_, 0);
-  maybe_written_.assign(pages_, 0);
+  twin_slot_.reset(pages_);
+  written_.reset(pages_);
+  maybe_written_.reset(pages_);
   if (cfg_.rewrites == RewriteAxis::compare) {
-    kept_.assign(pages_, 0);
-    kept_list_.assign(pages_, 0);
+    kept_.reset(pages_);
+    kept_list_.reset(pages_);
   }
   if (cfg_.home == HomeAxis::migrate) {
-    last_writer_.assign(pages_, kNoWriter);
-    epoch_writer_.assign(pages_, kNoWriter);
-    moves_.assign(pages_, 0);
+    last_writer_.reset(pages_);
+    epoch_writer_.reset(pages_);
+    moves_.reset(pages_);
   }
   if (cfg_.prefetch == PrefetchAxis::adaptive) {
-    pf_window_.assign(pages_, 0);
-    pf_origin_.assign(pages_, 0);
-    pf_limit_.assign(pages_, (uint8_t)kMaxPrefetchWindow);
-    if (cfg_.fetch == FetchAxis::one_sided) reread_.assign(pages_, 0);
+    pf_window_.reset(pages_);
+    pf_origin_.reset(pages_);
+    pf_limit_.reset(pages_);
+    if (cfg_.fetch == FetchAxis::one_sided) reread_.reset(pages_);
   }
   if (whole_pages()) {
-    copy_gen_.assign(pages_, page_word::kNoGen);
-    home_writing_.assign(pages_, 0);
+    copy_gen_.reset(pages_);
+    home_writing_.reset(pages_);
   }
-  written_list_.assign(pages_, 0);
-  untracked_.assign(pages_, 0);
-  untracked_list_.assign(pages_, 0);
-  copied_.assign(pages_, 0);
+  written_list_.reset(pages_);
+  untracked_.reset(pages_);
+  untracked_list_.reset(pages_);
+  copied_.reset(pages_);
   last_barrier_vc_.assign(nodes_, 0);
   forget_floor_.assign(nodes_, 0);
 
@@ -166,9 +166,10 @@ void Hlrc::start() {
   if (nodes_ == 1 || cfg_.coherence == CoherenceAxis::hardware) {
     // Alone, or on memory the machine keeps coherent, there is nothing to
     // keep coherent: every page is writable and no write needs noticing.
+    // The page table is never consulted (no fault reaches the protocol, no
+    // notice names a page), so it stays untouched: a large region costs
+    // nothing here.
     region_->protect(0, pages_, Prot::read_write);
-    state_.assign(pages_, kWritable);
-    home_.assign(pages_, 0);
     return;
   }
   install_fault_dispatch(*region_, [this](size_t page, bool write) { on_fault(page, write); },
@@ -359,7 +360,7 @@ void Hlrc::close_interval() {
     return;
   }
   uint32_t id = open_interval();
-  std::vector<uint32_t> written(written_list_.begin(), written_list_.begin() + written_count_);
+  std::vector<uint32_t> written(written_list_.data(), written_list_.data() + written_count_);
   written_count_ = 0;
   std::vector<uint32_t> dirty;
   for (uint32_t p : written) {

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "common/futex.hpp"
+#include "common/page_array.hpp"
 #include "common/options.hpp"
 #include "fabric/fabric.hpp"
 #include "memory/protection_batch.hpp"
@@ -198,8 +199,8 @@ class Hlrc {
   void unkeep(size_t page);
   // An acquire learnt that another node wrote this kept home page.
   void kept_home_page_written_elsewhere(size_t page);
-  std::vector<uint8_t> kept_;
-  std::vector<uint32_t> kept_list_;  // may hold pages dropped since; capacity = pages
+  PageArray<uint8_t> kept_;
+  PageArray<uint32_t> kept_list_;  // may hold pages dropped since; capacity = pages
   size_t kept_count_ = 0;
 
   // ---- diff axis (diff_propagation.cpp)
@@ -239,22 +240,21 @@ class Hlrc {
   bool copied_at_home(size_t page) {
     return (copies_here(page).load(std::memory_order_acquire) & page_word::kCopiesMask) != 0;
   }
-  std::vector<uint8_t> untracked_;
-  std::vector<uint32_t> untracked_list_;
+  PageArray<uint8_t> untracked_;
+  PageArray<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
-  std::vector<uint8_t> copied_;  // this node has counted itself at the page's home
+  PageArray<uint8_t> copied_;  // this node has counted itself at the page's home
   std::unique_ptr<SharedRegion> region_;
   uint32_t *versions_ = nullptr;  // this node's home versions: [page][writer]
   uint32_t *required_ = nullptr;  // what this node's notices require: [page][writer]
   size_t pages_ = 0;
 
   // Local page table, guarded by mu_ (a FutexLock: the signal handler's
-  // fast path takes it too).  None of these vectors grows after
-  // construction.
+  // fast path takes it too).  Sized once, at construction.
   FutexLock mu_;
-  std::vector<uint8_t> state_;
-  std::vector<int16_t> home_;
-  std::vector<uint8_t> has_twin_;
+  PageArray<uint8_t> state_;
+  PageArray<Biased<int16_t, -1>> home_;  // -1: not known yet
+  PageArray<uint8_t> has_twin_;
   uint8_t *twins_ = nullptr;  // twin arena: one slot per page
   // Twins come from a pool of memory touched at start-up while it lasts,
   // so that making a twin in a fault costs a copy, not a page allocation
@@ -263,10 +263,10 @@ class Hlrc {
   size_t twin_pool_slots_ = 0;
   std::vector<uint32_t> pool_free_;  // free pool slots, a stack; capacity fixed
   size_t pool_free_count_ = 0;
-  std::vector<int32_t> twin_slot_;   // pool slot of each twinned page, or -1
-  std::vector<uint8_t> written_;        // written in the open interval
-  std::vector<uint8_t> maybe_written_;  // ... only as far as the untracked home knows
-  std::vector<uint32_t> written_list_;  // the same pages, in order; capacity = pages
+  PageArray<Biased<int32_t, -1>> twin_slot_;  // pool slot of each twinned page, or -1
+  PageArray<uint8_t> written_;        // written in the open interval
+  PageArray<uint8_t> maybe_written_;  // ... only as far as the untracked home knows
+  PageArray<uint32_t> written_list_;  // the same pages, in order; capacity = pages
   size_t written_count_ = 0;
 
   NoticeStore notices_;
@@ -302,9 +302,9 @@ class Hlrc {
   // Home migration (home_migration.cpp); identical at every node, since
   // every node computes them from the same notices.
   static constexpr int16_t kNoWriter = -1, kManyWriters = -2;
-  std::vector<int16_t> last_writer_;   // the single writer of the page's last written epoch
-  std::vector<int16_t> epoch_writer_;  // scratch: the writer(s) of this epoch
-  std::vector<uint8_t> moves_;         // how often the page's home has moved
+  PageArray<Biased<int16_t, kNoWriter>> last_writer_; // the single writer of the page's last written epoch
+  PageArray<Biased<int16_t, kNoWriter>> epoch_writer_;  // scratch: the writer(s) of this epoch
+  PageArray<uint8_t> moves_;       // how often the page's home has moved
 
   // Whole-page writes (whole_page_writes.cpp).
   bool whole_pages() const { return cfg_.whole == WholeAxis::exclusive && cfg_.diff == DiffAxis::one_sided; }
@@ -334,8 +334,8 @@ class Hlrc {
   // After the versions: ends the runs writes, and learns which copies are
   // still the home's copy.
   void end_runs_writes(int home);
-  std::vector<uint32_t> copy_gen_;  // per page: the generation this copy is based on
-  std::vector<uint8_t> home_writing_;  // per home page: its word says the home writes it
+  PageArray<Biased<uint32_t, page_word::kNoGen>> copy_gen_;  // per page: the generation this copy is based on
+  PageArray<uint8_t> home_writing_;  // per home page: its word says the home writes it
   std::vector<HeldPage> held_;
   std::vector<fabric::Fabric::Piece> repeat_pieces_;
   std::vector<uint32_t> repeat_pages_;
@@ -355,12 +355,12 @@ class Hlrc {
   // Reads the pages chosen by refresh_instead anew from their homes; those
   // that cannot be read now are dropped after all; mu_ held.
   void refresh_copies(std::vector<uint32_t> &pages);
-  std::vector<uint8_t> reread_;
+  PageArray<uint8_t> reread_;
 
   // Adaptive prefetch (page_fetch.cpp), per page.
-  std::vector<uint8_t> pf_window_;   // a sentinel: the size of the window it ends
-  std::vector<uint32_t> pf_origin_;  // a sentinel: the page whose fault started its window
-  std::vector<uint8_t> pf_limit_;    // the largest window a fault on this page may start
+  PageArray<uint8_t> pf_window_;   // a sentinel: the size of the window it ends
+  PageArray<uint32_t> pf_origin_;  // a sentinel: the page whose fault started its window
+  PageArray<Biased<uint8_t, uint8_t(kMaxPrefetchWindow)>> pf_limit_;  // the largest window a fault on this page may start
   size_t last_miss_ = SIZE_MAX - 1;  // the page of the latest miss that fetched
 };
 

@@ -73,7 +73,7 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
     for (uint32_t entry : iv.pages) {
       if (entry & kMaybeWritten) continue;  // the old home's copy has it anyway
       uint32_t p = entry;
-      int16_t &e = epoch_writer_[p];
+      auto &e = epoch_writer_[p];
       if (e == kNoWriter) {
         e = (int16_t)iv.writer;
         touched.push_back(p);

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "bootstrap/node_file.hpp"
+#include "memory/region.hpp"
+#include "memory/uffd_sys.hpp"
 #include "memory/protection_batch.hpp"
 #include "test_region.hpp"
 
@@ -92,13 +94,49 @@ TEST(SharedRegion, ReportsAnAddressRangeInUse) {
 TEST(Preflight, NamesMaxMapCountWhenTheRegionNeedsMoreMappings) {
   Options o;
   o.memory = "mprotect";
-  o.region_bytes = size_t(16) << 40;  // 4 Gi pages: more than any vm.max_map_count
-  EXPECT_EXIT(preflight_region(o), ::testing::ExitedWithCode(2), "vm.max_map_count");
+  o.region_bytes = size_t(200) << 30;  // 50 Mi pages: more than any vm.max_map_count
+  EXPECT_EXIT(resolve_region_bytes(o), ::testing::ExitedWithCode(2), "vm.max_map_count");
 }
 
 TEST(Preflight, RejectsARegionPastTheUserAddressSpace) {
   Options o;
   o.region_bytes = size_t(64) << 20;
   o.region_base = 0x7ffff0000000ull;
-  EXPECT_EXIT(preflight_region(o), ::testing::ExitedWithCode(2), "does not fit");
+  EXPECT_EXIT(resolve_region_bytes(o), ::testing::ExitedWithCode(2), "does not fit");
+}
+
+TEST(Preflight, RejectsARegionLargerThanSupported) {
+  Options o;
+  o.region_bytes = kMaxRegionBytes + (size_t(1) << 30);
+  EXPECT_EXIT(resolve_region_bytes(o), ::testing::ExitedWithCode(2), "larger than rdsm supports.*--region-size");
+}
+
+TEST(Preflight, KeepsARegionAskedFor) {
+  Options o;
+  o.region_bytes = size_t(6) << 20;
+  EXPECT_EQ(resolve_region_bytes(o), size_t(6) << 20);
+}
+
+TEST(DefaultRegion, MprotectTakesWhatMaxMapCountAllows) {
+  Options o;
+  o.memory = "mprotect";
+  size_t bytes = default_region_bytes(o);
+  EXPECT_LE(bytes, std::max(mprotect_region_ceiling(), size_t(2) << 20));
+  EXPECT_GE(bytes, size_t(2) << 20);
+  EXPECT_EQ(resolve_region_bytes(o), bytes);  // and it passes its own checks
+}
+
+TEST(DefaultRegion, UffdReservesTheFullDefault) {
+  if (!uffd::unavailable_reason().empty()) GTEST_SKIP() << uffd::unavailable_reason();
+  Options o;
+  o.memory = "uffd";
+  o.nodes = 4;
+  EXPECT_EQ(default_region_bytes(o), kDefaultRegionBytes);
+}
+
+TEST(DefaultRegion, FitsBelowTheTopOfTheAddressSpace) {
+  Options o;
+  o.memory = "mprotect";
+  o.region_base = 0x7ff000000000ull - (size_t(8) << 20);
+  EXPECT_LE(default_region_bytes(o), size_t(8) << 20);
 }
