@@ -58,6 +58,12 @@ std::string feature_names(uint64_t bits) {
 std::string probe() {
   if (const char *v = getenv("RDSM_UFFD_UNAVAILABLE"); v && *v)
     return std::string("userfaultfd is disabled by RDSM_UFFD_UNAVAILABLE=") + v;
+#if !defined(__x86_64__)
+  // Both kinds of fault arrive as one SIGBUS; only on x86_64 does the
+  // signal context say whether the access was a write (fault_dispatch.cpp),
+  // and a write taken for a read would fault for ever.
+  return "the uffd backend tells writes from reads only on x86_64";
+#endif
   std::string why;
   int fd = open_fd(kFeatures, &why);
   if (fd < 0) return why;
