@@ -1,5 +1,7 @@
 // The C API: argument checks that name the call, then the runtime.
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "api/runtime.hpp"
 #include "common/clock.hpp"
@@ -14,6 +16,13 @@ void check_lock(const char *call, Runtime &rt, int id) {
   if (id < 0 || id >= n)
     api_error(call, "lock id %d is out of range 0..%d (the job has %d locks; set more with --locks)", id, n - 1,
               n);
+}
+
+// The locks this node holds through rdsm_lock, so that unlocking one it does
+// not hold is reported in the caller's terms.
+std::vector<uint8_t> &held_locks(Runtime &rt) {
+  static std::vector<uint8_t> held((size_t)rt.protocol->lock_count());
+  return held;
 }
 }  // namespace
 
@@ -48,13 +57,24 @@ void rdsm_lock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_lock");
   check_lock("rdsm_lock", rt, lock_id);
   rt.protocol->lock(lock_id);
+  held_locks(rt)[(size_t)lock_id] = 1;
 }
 void rdsm_unlock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_unlock");
   check_lock("rdsm_unlock", rt, lock_id);
+  std::vector<uint8_t> &held = held_locks(rt);
+  if ((size_t)lock_id >= held.size() || !held[(size_t)lock_id])
+    api_error("rdsm_unlock",
+              "lock %d is not held by this node; unlock only a lock this node took with rdsm_lock(%d)", lock_id,
+              lock_id);
+  held[(size_t)lock_id] = 0;
   rt.protocol->unlock(lock_id);
 }
-void rdsm_barrier(void) { runtime_for("rdsm_barrier").protocol->barrier(); }
+void rdsm_barrier(void) {
+  Runtime &rt = runtime_for("rdsm_barrier");
+  rt.allocator->count_barrier();
+  rt.protocol->barrier();
+}
 void rdsm_release(void) { runtime_for("rdsm_release").protocol->release(); }
 void rdsm_acquire(void) { runtime_for("rdsm_acquire").protocol->acquire(); }
 
@@ -64,7 +84,7 @@ double rdsm_wtime(void) { return (double)now_ns() * 1e-9; }
 
 void rdsm_get_stats(rdsm_stats *out) {
   runtime_for("rdsm_get_stats");
-  if (!out) api_error("rdsm_get_stats", "NULL output pointer");
+  if (!out) api_error("rdsm_get_stats", "NULL output pointer; pass the address of an rdsm_stats to fill in");
   *out = stats().snapshot();
 }
 void rdsm_reset_stats(void) {

@@ -59,7 +59,9 @@ State &g = *new State;
 
 void check_master(const char *call) {
   if (!g.on) api_error(call, "called before MAIN_INITENV; the master calls MAIN_INITENV first");
-  if (g.worker) api_error(call, "called by a worker; only the master (the process that ran MAIN_INITENV) may");
+  if (g.worker)
+    api_error(call, "called by a worker; only the master (the process that ran MAIN_INITENV) may: call %s from the "
+              "master", call);
 }
 
 Options job_options(int nodes, int rank, const std::vector<int> &files) {
@@ -271,7 +273,7 @@ void master_exits() {
 bool in_fork_join_program() { return g.on; }
 
 void init(size_t shared_bytes) {
-  if (g.on) api_error("MAIN_INITENV", "called twice; the master calls it once");
+  if (g.on) api_error("MAIN_INITENV", "called twice; call it once, in the master, before the other macros");
   if (runtime_if_initialized())
     api_error("MAIN_INITENV", "called after rdsm_init; a fork-join (SPLASH) program uses MAIN_INITENV instead");
   Options base = options_from_environment();
@@ -314,15 +316,18 @@ void create(void (*fn)(), const char *call) {
   if (!g.workers.empty())
     api_error(call, "called while the workers of an earlier CREATE run; call WAIT_FOR_END before creating more");
   if ((int)g.pending.size() + 1 >= kMaxForkJoinNodes)
-    api_error(call, "more than %d workers; a fork-join job has at most %d nodes", kMaxForkJoinNodes - 1,
-              kMaxForkJoinNodes);
+    api_error(call,
+              "more than %d workers; a fork-join job has at most %d nodes: create at most %d workers (run the "
+              "program with fewer processes)",
+              kMaxForkJoinNodes - 1, kMaxForkJoinNodes, kMaxForkJoinNodes - 1);
   g.pending.push_back(fn);
 }
 
 void create_and_run(void (*fn)(), long nodes, const char *call) {
   check_master(call);
   if (nodes < 1 || nodes > kMaxForkJoinNodes)
-    api_error(call, "%ld processes asked for; a fork-join job has 1 to %d", nodes, kMaxForkJoinNodes);
+    api_error(call, "%ld processes asked for; a fork-join job has 1 to %d: ask for 1 to %d processes", nodes,
+              kMaxForkJoinNodes, kMaxForkJoinNodes);
   for (long i = 1; i < nodes; ++i) create(fn, call);
   form_pending_job();
   fn();

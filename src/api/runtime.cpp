@@ -25,7 +25,8 @@ Runtime *runtime_if_initialized() { return g_runtime; }
 
 Runtime &runtime_for(const char *call) {
   if (!g_runtime) {
-    if (g_finalized) api_error(call, "called after rdsm_finalize");
+    if (g_finalized)
+      api_error(call, "called after rdsm_finalize; make every rdsm call between rdsm_init and rdsm_finalize");
     api_error(call, "called before rdsm_init; call rdsm_init(&argc, &argv) first (MAIN_INITENV in a SPLASH program)");
   }
   return *g_runtime;
@@ -42,7 +43,9 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->opt = opt;
   set_diagnostic_node(rt->opt.launched || !rt->opt.node_fds.empty() ? rt->opt.rank : -1);
   const ProtocolConfig *preset = find_protocol(rt->opt.protocol);
-  if (!preset) fatal("unknown protocol '%s'; available: %s", rt->opt.protocol.c_str(), protocol_names().c_str());
+  if (!preset)
+    fatal("unknown protocol '%s' (RDSM_PROTOCOL); set RDSM_PROTOCOL to one of: %s", rt->opt.protocol.c_str(),
+          protocol_names().c_str());
   ProtocolConfig chosen = *preset;
   std::string axis_error;
   if (!apply_axes(chosen, rt->opt.axes, axis_error)) fatal("RDSM_AXES=%s: %s", rt->opt.axes.c_str(), axis_error.c_str());
@@ -84,7 +87,11 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
 
 void runtime_finish() {
   runtime_for("rdsm_finalize");
-  runtime_leave(true);
+  // After the protocol's last barrier every node has made all its
+  // collective calls: a node that made fewer or more than this one met a
+  // barrier of another kind (the last barrier of rdsm_finalize among them),
+  // and the job would wait for ever.
+  runtime_leave(true, [](Runtime &rt) { rt.allocator->check_collectives("rdsm_finalize"); });
 }
 
 void runtime_record_end() {

@@ -1,6 +1,7 @@
 #include "api/shared_allocator.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "common/error.hpp"
 #include "memory/region.hpp"
@@ -12,6 +13,10 @@ constexpr int kMetaNode = 0;
 constexpr uint64_t kBumpOffset = 0;
 constexpr uint64_t kRootsOffset = 64;
 constexpr uint64_t kCollectiveOffset = kRootsOffset + 8 * RDSM_ROOT_SLOTS;
+// In every node's own meta segment: its rdsm_barrier and rdsm_malloc_all
+// calls in this job.
+constexpr uint64_t kBarrierCountOffset = kCollectiveOffset + 8;
+constexpr uint64_t kMallocAllCountOffset = kBarrierCountOffset + 8;
 constexpr size_t kMetaBytes = 4096;
 constexpr size_t kChunkBytes = 64 << 10;
 constexpr size_t kSmallAlign = 16;
@@ -22,6 +27,30 @@ size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 SharedAllocator::SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement)
     : f_(f), default_(default_placement) {
   meta_ = f_.register_segment(kMetaBytes);
+  // A fork-join master keeps its meta segment from one job to the next.
+  std::atomic_ref<uint64_t>(own_word(kBarrierCountOffset)).store(0);
+  std::atomic_ref<uint64_t>(own_word(kMallocAllCountOffset)).store(0);
+}
+
+void SharedAllocator::count_barrier() {
+  std::atomic_ref<uint64_t>(own_word(kBarrierCountOffset)).fetch_add(1, std::memory_order_relaxed);
+}
+
+void SharedAllocator::check_collectives(const char *call) {
+  const uint64_t barriers = std::atomic_ref<uint64_t>(own_word(kBarrierCountOffset)).load();
+  const uint64_t mallocs = std::atomic_ref<uint64_t>(own_word(kMallocAllCountOffset)).load();
+  for (int node = 0; node < f_.nodes(); ++node) {
+    if (node == f_.rank()) continue;
+    uint64_t b = f_.atomic_load(node, meta_.id, kBarrierCountOffset);
+    uint64_t m = f_.atomic_load(node, meta_.id, kMallocAllCountOffset);
+    if (b != barriers || m != mallocs)
+      api_error(call,
+                "node %d called rdsm_barrier %llu times and rdsm_malloc_all %llu times, this node %llu and %llu: "
+                "a barrier was reached by some nodes only; every node must call rdsm_barrier and rdsm_malloc_all "
+                "equally often",
+                node, (unsigned long long)b, (unsigned long long)m, (unsigned long long)barriers,
+                (unsigned long long)mallocs);
+  }
 }
 
 uint64_t SharedAllocator::used_bytes() {
@@ -47,7 +76,10 @@ uint64_t SharedAllocator::bump(size_t bytes, const char *call) {
 void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const char *call) {
   if (bytes == 0) api_error(call, "size 0 requested; ask for at least one byte");
   if ((int)placement < RDSM_PLACE_DEFAULT || (int)placement > RDSM_PLACE_LOCAL)
-    api_error(call, "placement %d is not an rdsm_placement value", (int)placement);
+    api_error(call,
+              "placement %d is not an rdsm_placement value; use RDSM_PLACE_DEFAULT, RDSM_PLACE_FIRST_TOUCH, "
+              "RDSM_PLACE_BLOCK, RDSM_PLACE_CYCLIC or RDSM_PLACE_LOCAL",
+              (int)placement);
   if (placement == RDSM_PLACE_DEFAULT) placement = default_;
   SharedRegion &r = protocol_->region();
   if (bytes < kPageBytes) {
@@ -69,6 +101,7 @@ void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const ch
 }
 
 void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placement) {
+  std::atomic_ref<uint64_t>(own_word(kMallocAllCountOffset)).fetch_add(1, std::memory_order_relaxed);
   if (f_.rank() == 0) {
     void *p = allocate(bytes, placement, "rdsm_malloc_all");
     uint64_t off = static_cast<uint8_t *>(p) - protocol_->region().app();
@@ -87,7 +120,8 @@ void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placemen
 
 void SharedAllocator::publish_root(int slot, void *p) {
   if (slot < 0 || slot >= RDSM_ROOT_SLOTS)
-    api_error("rdsm_publish_root", "slot %d is out of range 0..%d", slot, RDSM_ROOT_SLOTS - 1);
+    api_error("rdsm_publish_root", "slot %d is out of range 0..%d; use a slot from 0 to RDSM_ROOT_SLOTS - 1", slot,
+              RDSM_ROOT_SLOTS - 1);
   if (p && !protocol_->region().contains(p))
     api_error("rdsm_publish_root", "%p is not in the shared region; publish memory from rdsm_malloc", p);
   uint64_t v = reinterpret_cast<uintptr_t>(p);
@@ -97,7 +131,8 @@ void SharedAllocator::publish_root(int slot, void *p) {
 
 void *SharedAllocator::root(int slot) {
   if (slot < 0 || slot >= RDSM_ROOT_SLOTS)
-    api_error("rdsm_root", "slot %d is out of range 0..%d", slot, RDSM_ROOT_SLOTS - 1);
+    api_error("rdsm_root", "slot %d is out of range 0..%d; use a slot from 0 to RDSM_ROOT_SLOTS - 1", slot,
+              RDSM_ROOT_SLOTS - 1);
   return reinterpret_cast<void *>(f_.atomic_load(kMetaNode, meta_.id, kRootsOffset + 8 * (uint64_t)slot));
 }
 

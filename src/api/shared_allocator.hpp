@@ -30,11 +30,19 @@ class SharedAllocator {
   void *root(int slot);
   // Bytes of the region handed out so far (by every node).
   uint64_t used_bytes();
+  // Counts this node's rdsm_barrier calls (rdsm_malloc_all counts its own)
+  // in this node's meta segment, where the other nodes can read them.
+  void count_barrier();
+  // Ends the process with a message naming `call` when another node made a
+  // different number of collective calls; called after a barrier of every
+  // node, when no node makes another.
+  void check_collectives(const char *call);
   // Where the meta segment starts in this node's memory file.
   uint64_t file_offset() const { return meta_.fd_offset; }
 
  private:
   uint64_t bump(size_t bytes, const char *call);
+  uint64_t &own_word(uint64_t offset) { return *reinterpret_cast<uint64_t *>(meta_.base + offset); }
 
   fabric::Fabric &f_;
   Hlrc *protocol_ = nullptr;

@@ -72,7 +72,9 @@ void rdsm_splash_end(void) { fj::end(); }
 void rdsm_splash_create(void (*fn)(void)) { fj::create(fn, "CREATE"); }
 void rdsm_splash_create_n(void (*fn)(void), long processes) { fj::create_and_run(fn, processes, "CREATE"); }
 void rdsm_splash_wait_for_end(long workers) {
-  if (workers < 0) api_error("WAIT_FOR_END", "%ld workers; the count cannot be negative", workers);
+  if (workers < 0)
+    api_error("WAIT_FOR_END", "%ld workers; the count cannot be negative: pass the number of workers CREATE'd",
+              workers);
   fj::wait_for_end("WAIT_FOR_END");
 }
 
@@ -105,8 +107,10 @@ void rdsm_splash_barrier(rdsm_splash_barrier_t *b, long processes) {
   Runtime &rt = sync_runtime("BARRIER");
   const int nodes = rt.fabric->nodes();
   if (processes < 1 || processes > nodes)
-    api_error("BARRIER", "%ld processes asked for, but the job has %d (the master and its CREATE'd workers)",
-              processes, nodes);
+    api_error("BARRIER",
+              "%ld processes asked for, but the job has %d (the master and its CREATE'd workers); pass the number "
+              "of processes that reach the barrier, 1 to %d",
+              processes, nodes, nodes);
   if (processes == nodes) {
     rt.protocol->barrier();
     return;

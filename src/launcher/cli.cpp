@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <optional>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "bootstrap/node_file.hpp"
 #include "common/options.hpp"
 #include "launcher/program_path.hpp"
 #include "protocol/presets.hpp"
@@ -114,6 +117,47 @@ struct Setting {
 
 std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
+// A script whose #! line names an interpreter that cannot run would fail in
+// every node with "No such file or directory", as if the script were gone.
+void check_interpreter(const std::string &program, const std::string &path) {
+  char head[256] = {};
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, head, sizeof head - 1);
+  close(fd);
+  if (n < 3 || head[0] != '#' || head[1] != '!') return;
+  std::string line(head + 2, (size_t)n - 2);
+  size_t start = line.find_first_not_of(" \t");
+  if (start == std::string::npos) return;
+  size_t end = line.find_first_of(" \t\r\n", start);
+  std::string interpreter = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (end == std::string::npos && (size_t)n == sizeof head - 1) return;  // a line too long to judge
+  if (access(interpreter.c_str(), X_OK) == 0) return;
+  throw UsageError("cannot run program " + quoted(program) + ": its interpreter " + quoted(interpreter) +
+                   " (named on its #! line) " +
+                   (errno == ENOENT ? std::string("does not exist") : std::string("cannot run: ") + strerror(errno)) +
+                   "; correct the #! line or install the interpreter");
+}
+
+// Every node holds a descriptor for every node's memory file, and each
+// memory file is a sparse file of kNodeFileBytes: limits below that make
+// the job fail half-way (or kill the launcher with SIGXFSZ).
+void check_limits(int nodes) {
+  rlimit lim;
+  const rlim_t files_needed = (rlim_t)nodes + 8;
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_max != RLIM_INFINITY && lim.rlim_max < files_needed)
+    throw UsageError("-n " + std::to_string(nodes) + " needs " + std::to_string(files_needed) +
+                     " open files per process (a memory file per node), but the limit on open files is " +
+                     std::to_string(lim.rlim_max) + " (ulimit -Hn); raise it (as root: ulimit -n " +
+                     std::to_string(files_needed + 1024) + ") or start fewer nodes");
+  if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < kNodeFileBytes)
+    throw UsageError("the file size limit is " + std::to_string(lim.rlim_cur / 1024) +
+                     " KiB (ulimit -f), but each node's memory file has a size of " +
+                     std::to_string(kNodeFileBytes >> 30) +
+                     " GiB (sparse: only what the job touches uses memory); lift the limit with `ulimit -f "
+                     "unlimited`");
+}
+
 RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
@@ -170,7 +214,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
         throw UsageError(shown + " needs a value (" + shown + " " + spec->value + ")");
       }
     } else if (inline_value) {
-      throw UsageError(shown + " takes no value");
+      throw UsageError(shown + " takes no value; write it alone, as " + shown);
     }
 
     switch (spec->flag) {
@@ -192,12 +236,15 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   }
 
   // ---- validation, in the order the user reads the command ----
-  if (!nodes_text) throw UsageError("missing -n N, the number of nodes (1.." + std::to_string(kMaxNodes) + ")");
+  if (!nodes_text)
+    throw UsageError("missing -n N, the number of nodes (1.." + std::to_string(kMaxNodes) +
+                     "); give it before the program, e.g. `rdsm run -n 4 program`");
   long n = 0;
   if (!parse_long(*nodes_text, 1, kMaxNodes, &n))
     throw UsageError("-n " + quoted(*nodes_text) + " is not a number of nodes; use a whole number from 1 to " +
                      std::to_string(kMaxNodes));
   cfg.nodes = (int)n;
+  check_limits(cfg.nodes);
 
   std::string source;
   if (auto v = protocol.value(&source, "protocol")) {
@@ -266,7 +313,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   if (auto v = locks.value(&source, "locks")) {
     long k = 0;
     if (!parse_long(*v, 1, kMaxLocks, &k))
-      throw UsageError("lock count " + quoted(*v) + " (" + source + ") is not a whole number from 1 to " +
+      throw UsageError("lock count " + quoted(*v) + " (" + source + ") is not a number of locks; use a whole number from 1 to " +
                        std::to_string(kMaxLocks));
     cfg.locks = (int)k;
   } else {
@@ -278,7 +325,9 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     char *end = nullptr;
     double t = strtod(timeout_text->c_str(), &end);
     if (timeout_text->empty() || errno || *end || !std::isfinite(t) || t <= 0 || t > 1e9)
-      throw UsageError("--timeout " + quoted(*timeout_text) + " is not a number of seconds greater than 0");
+      throw UsageError("--timeout " + quoted(*timeout_text) +
+                       " is not a number of seconds greater than 0; give one (e.g. --timeout 600) or leave the "
+                       "option out for no limit");
     cfg.timeout_seconds = t;
   }
 
@@ -288,20 +337,29 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     double t = strtod(v->c_str(), &end);
     if (v->empty() || errno || *end || !std::isfinite(t) || t < 0 || t > 86400)
       throw UsageError("hang timeout " + quoted(*v) + " (" + source +
-                       ") is not a number of seconds from 0 to 86400 (0: never call a node hung)");
+                       ") is not a number of seconds; use a number from 0 to 86400 (0: never call a node hung)");
     cfg.hang_seconds = t;
   }
 
   if (stats_text) {
-    if (stats_text->empty()) throw UsageError("--stats needs a file name");
+    if (stats_text->empty()) throw UsageError("--stats needs a file name, e.g. --stats stats.json");
     std::string dir = ".";
     size_t slash = stats_text->rfind('/');
     if (slash != std::string::npos) dir = slash == 0 ? "/" : stats_text->substr(0, slash);
     if (slash + 1 == stats_text->size())
-      throw UsageError("--stats " + quoted(*stats_text) + " names a directory, not a file");
-    if (access(dir.c_str(), W_OK | X_OK) != 0)
+      throw UsageError("--stats " + quoted(*stats_text) + " names a directory, not a file; give a file name, e.g. " +
+                       *stats_text + "stats.json");
+    // The file is written at the end as FILE.tmp, then renamed: make sure
+    // now that it can be, rather than after the job has run.
+    std::string probe = *stats_text + ".tmp";
+    int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      close(fd);
+      unlink(probe.c_str());
+    } else if (errno != EEXIST) {
       throw UsageError("--stats " + quoted(*stats_text) + ": cannot write in directory " + quoted(dir) + ": " +
-                       strerror(errno));
+                       strerror(errno) + "; give a path in a directory you can write to");
+    }
     cfg.stats_file = *stats_text;
   }
 
@@ -309,6 +367,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     throw UsageError("missing the program to run (usage: rdsm run -n N [options] program [args...])");
   cfg.program = argv[i];
   cfg.program_path = find_program(cfg.program);
+  check_interpreter(cfg.program, cfg.program_path);
   for (++i; i < argc; ++i) cfg.args.push_back(argv[i]);
   return cfg;
 }
@@ -332,7 +391,7 @@ CommandLine parse_command_line(int argc, char **argv) {
                      "; the options before a command are --help and --version (did you mean `rdsm run " + cmd +
                      " ...`?)");
   } else {
-    throw UsageError("unknown command " + quoted(cmd) + "; the commands are: run (see `rdsm --help`)");
+    throw UsageError("unknown command " + quoted(cmd) + "; the commands are run, bench and report (see `rdsm --help`)");
   }
   return cl;
 }

@@ -23,9 +23,10 @@ int check_executable(const std::string &path) {
 
 std::string reason(int err) {
   switch (err) {
-    case ENOENT: return "no such file";
-    case EISDIR: return "it is a directory";
-    case EACCES: return "it is not executable (permission denied)";
+    case ENOENT: return "no such file; check the path";
+    case EISDIR: return "it is a directory; name the program file";
+    case EACCES:
+      return "it is not executable (permission denied); make it executable (chmod +x) or name another file";
     default: return strerror(err);
   }
 }

@@ -18,7 +18,8 @@ AtomicLocks::AtomicLocks(fabric::Fabric &f, int lock_count, size_t kept_bytes)
 }
 
 Bytes AtomicLocks::acquire(int id, const Bytes &, const std::function<void()> &while_waiting) {
-  if (held_[id]) api_error("rdsm_lock", "lock %d is already held by this node (locks are not recursive)", id);
+  if (held_[id])
+    api_error("rdsm_lock", "lock %d is already held by this node; locks are not recursive: unlock it first", id);
   int m = manager_of(id);
   uint64_t rec = record(id);
   uint64_t ticket = f_.fetch_add(m, seg_.id, rec + kNext, 1);
@@ -32,7 +33,8 @@ Bytes AtomicLocks::acquire(int id, const Bytes &, const std::function<void()> &w
 }
 
 void AtomicLocks::release(int id, const Bytes &kept) {
-  if (!held_[id]) api_error("rdsm_unlock", "lock %d is not held by this node", id);
+  if (!held_[id])
+    api_error("rdsm_unlock", "lock %d is not held by this node; unlock only a lock this node holds", id);
   if (kept.size() > kept_bytes_) fatal("internal error: %zu bytes kept with a lock of %zu", kept.size(), kept_bytes_);
   int m = manager_of(id);
   uint64_t rec = record(id);

@@ -64,7 +64,8 @@ Bytes LockService::acquire(int id, const Bytes &request, const std::function<voi
   {
     std::lock_guard<std::mutex> g(mu_);
     Local &l = local(id);
-    if (l.held) api_error("rdsm_lock", "lock %d is already held by this node (locks are not recursive)", id);
+    if (l.held)
+      api_error("rdsm_lock", "lock %d is already held by this node; locks are not recursive: unlock it first", id);
     if (l.has_token) {
       l.held = true;
       return {};
@@ -91,7 +92,8 @@ void LockService::release(int id, const Bytes &) {
   {
     std::lock_guard<std::mutex> g(mu_);
     Local &l = local(id);
-    if (!l.held) api_error("rdsm_unlock", "lock %d is not held by this node", id);
+    if (!l.held)
+      api_error("rdsm_unlock", "lock %d is not held by this node; unlock only a lock this node holds", id);
     l.held = false;
     if (l.waiter >= 0) {
       to = l.waiter;

@@ -72,3 +72,7 @@ rdsm_mp_test(stats_json 40 stats_json.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial
 # than mprotect can cover, under uffd.
 rdsm_mp_test(memory_backend 120 memory_backend.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial>)
 rdsm_mp_test(big_region 150 big_region.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_sparse>)
+
+# Bad inputs: each case of bad_inputs.txt fails with a message naming the
+# cause and the fix, and leaves nothing behind.
+include(${CMAKE_CURRENT_LIST_DIR}/bad_inputs.cmake)
