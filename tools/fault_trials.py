@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Random fault-injection trials: app x preset x point x node.
 
-Each trial runs one small job with RDSM_FAULT=POINT:NODE:N, so that node NODE
-dies the N-th time it reaches POINT (see src/common/fault_inject.hpp), and
-checks what a user must be able to rely on when a node dies in the middle of
-a protocol step:
-  - the job exits non-zero, within 2 s of the node's death;
+Each trial runs one small job with RDSM_FAULT=POINT:NODE:N:ACTION, so that
+node NODE dies (ACTION die) or stops, frozen by SIGSTOP as a hung node would
+be (ACTION stop), the N-th time it reaches POINT (see
+src/common/fault_inject.hpp), and checks what a user must be able to rely on
+when a node fails in the middle of a protocol step:
+  - the job exits non-zero, within 2 s of the node's death, or of the hang
+    timeout's expiry after its stop (stop trials run with --hang-timeout 1);
   - its messages name the node and the point;
   - no process of the job is left (found by a marker in their environment),
     and nothing new is left in /dev/shm.
@@ -14,7 +16,7 @@ not reached, not as a failure; the driver fails if no trial reached its
 point at all.
 
 Usage: fault_trials.py --rdsm BUILD/rdsm --apps BUILD/apps [--trials N]
-                       [--seed S] [--nodes 2,4] [--json FILE]
+                       [--seed S] [--nodes 2,4] [--stops FRACTION] [--json FILE]
 """
 import argparse
 import json
@@ -57,6 +59,7 @@ POINTS = {
     "refresh": {"rdsm"},
 }
 DEATH_TO_EXIT_S = 2.0
+STOP_HANG_TIMEOUT_S = 1
 
 
 def job_processes(marker):
@@ -85,11 +88,13 @@ def shm_entries():
         return set()
 
 
-def run_trial(rdsm, apps_dir, app, args, preset, point, node, visit, nodes, timeout):
+def run_trial(rdsm, apps_dir, app, args, preset, point, node, visit, nodes, timeout, action="die"):
     marker = uuid.uuid4().hex
-    env = dict(os.environ, RDSM_FAULT="%s:%d:%d" % (point, node, visit), RDSM_TRIAL_MARK=marker)
-    cmd = [rdsm, "run", "-n", str(nodes), "--protocol", preset, "--quiet", "--timeout", str(timeout),
-           os.path.join(apps_dir, app)] + args
+    env = dict(os.environ, RDSM_FAULT="%s:%d:%d:%s" % (point, node, visit, action), RDSM_TRIAL_MARK=marker)
+    cmd = [rdsm, "run", "-n", str(nodes), "--protocol", preset, "--quiet", "--timeout", str(timeout)]
+    if action == "stop":
+        cmd += ["--hang-timeout", str(STOP_HANG_TIMEOUT_S)]
+    cmd += [os.path.join(apps_dir, app)] + args
     before = shm_entries()
     start = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -108,7 +113,7 @@ def run_trial(rdsm, apps_dir, app, args, preset, point, node, visit, nodes, time
     reader.join()
     err = "".join(lines)
     rec = {"app": app, "preset": preset, "point": point, "node": node, "visit": visit, "nodes": nodes,
-           "status": status, "seconds": round(end - start, 3)}
+           "action": action, "status": status, "seconds": round(end - start, 3)}
     if death[0] is None:
         rec["verdict"] = "not reached" if status == 0 else "FAIL: failed without the injected fault"
         if status != 0:
@@ -118,13 +123,18 @@ def run_trial(rdsm, apps_dir, app, args, preset, point, node, visit, nodes, time
     if status == 0:
         problems.append("exit status 0 after a node died")
     lag = end - death[0]
+    limit = DEATH_TO_EXIT_S + (STOP_HANG_TIMEOUT_S if action == "stop" else 0)
     rec["death_to_exit_s"] = round(lag, 3)
-    if lag > DEATH_TO_EXIT_S:
-        problems.append("job ended %.2f s after the node died (limit %.1f s)" % (lag, DEATH_TO_EXIT_S))
-    if not re.search(r"node %d\b.*dies at %s\b" % (node, re.escape(point)), err):
+    if lag > limit:
+        problems.append("job ended %.2f s after the node %s (limit %.1f s)" %
+                        (lag, "stopped" if action == "stop" else "died", limit))
+    verb = "stops" if action == "stop" else "dies"
+    if not re.search(r"node %d\b.*%s at %s\b" % (node, verb, re.escape(point)), err):
         problems.append("no message names node %d and point %s" % (node, point))
     if not re.search(r"error: node %d \(pid \d+\)" % node, err):
         problems.append("the launcher's message does not name node %d" % node)
+    if action == "stop" and "no progress" not in err:
+        problems.append("the launcher does not say the stopped node made no progress")
     left = job_processes(marker)
     if left:
         time.sleep(0.5)
@@ -151,6 +161,8 @@ def main():
     ap.add_argument("--seed", type=int, default=None, help="seed of the trial draw (default: random, printed)")
     ap.add_argument("--nodes", default="2,4", help="comma-separated node counts to draw from")
     ap.add_argument("--timeout", type=int, default=60, help="rdsm run --timeout per trial")
+    ap.add_argument("--stops", type=float, default=0.25,
+                    help="fraction of trials whose node stops (SIGSTOP) instead of dying")
     ap.add_argument("--json", help="write every trial's record here")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
@@ -165,10 +177,11 @@ def main():
         nodes = rng.choice(node_counts)
         node = rng.randrange(nodes)
         visit = rng.choice([1, 1, 2, 5])
-        rec = run_trial(a.rdsm, a.apps, app, args, preset, point, node, visit, nodes, a.timeout)
+        action = "stop" if rng.random() < a.stops else "die"
+        rec = run_trial(a.rdsm, a.apps, app, args, preset, point, node, visit, nodes, a.timeout, action)
         records.append(rec)
-        print("trial %2d: %-6s %-7s %-15s node %d/%d visit %d: %s (%.2f s)" %
-              (t, app, preset, point, node, nodes, visit, rec["verdict"], rec["seconds"]), flush=True)
+        print("trial %2d: %-6s %-7s %-15s node %d/%d visit %d %-4s: %s (%.2f s)" %
+              (t, app, preset, point, node, nodes, visit, action, rec["verdict"], rec["seconds"]), flush=True)
         if rec["verdict"].startswith("FAIL"):
             failures += 1
             sys.stdout.write(rec.get("stderr", ""))

@@ -30,6 +30,7 @@ struct Armed {
   long count = 1;
   std::atomic<long> seen{0};
   int rank = -1;
+  bool stop = false;  // SIGSTOP instead of SIGKILL
 };
 Armed &armed() {
   static Armed a;
@@ -42,11 +43,11 @@ bool known_point(const std::string &p) {
   return false;
 }
 
-// "POINT:NODE[:N]" -> parts; false when malformed.
-bool split(const std::string &spec, std::string &point, long &node, long &count, std::string &error) {
+// "POINT:NODE[:N[:ACTION]]" -> parts; false when malformed.
+bool split(const std::string &spec, std::string &point, long &node, long &count, bool &stop, std::string &error) {
   size_t a = spec.find(':');
   if (a == std::string::npos) {
-    error = "expected POINT:NODE[:N]";
+    error = "expected POINT:NODE[:N[:ACTION]]";
     return false;
   }
   point = spec.substr(0, a);
@@ -57,6 +58,16 @@ bool split(const std::string &spec, std::string &point, long &node, long &count,
   std::string rest = spec.substr(a + 1);
   size_t b = rest.find(':');
   std::string node_text = rest.substr(0, b), count_text = b == std::string::npos ? "1" : rest.substr(b + 1);
+  std::string action = "die";
+  if (size_t c = count_text.find(':'); c != std::string::npos) {
+    action = count_text.substr(c + 1);
+    count_text = count_text.substr(0, c);
+  }
+  if (action != "die" && action != "stop") {
+    error = "ACTION '" + action + "' is not an action; use die or stop";
+    return false;
+  }
+  stop = action == "stop";
   char *end = nullptr;
   node = strtol(node_text.c_str(), &end, 10);
   if (node_text.empty() || *end || node < 0) {
@@ -84,7 +95,8 @@ const char *fault_point_names() {
 bool parse_fault_spec(const std::string &spec, std::string &error) {
   std::string point;
   long node, count;
-  return split(spec, point, node, count, error);
+  bool stop;
+  return split(spec, point, node, count, stop, error);
 }
 
 void arm_fault_injection(const std::string &spec, int rank) {
@@ -94,10 +106,12 @@ void arm_fault_injection(const std::string &spec, int rank) {
   if (spec.empty()) return;
   std::string point, error;
   long node, count;
-  if (!split(spec, point, node, count, error) || node != rank) return;
+  bool stop;
+  if (!split(spec, point, node, count, stop, error) || node != rank) return;
   a.point = point;
   a.count = count;
   a.rank = rank;
+  a.stop = stop;
 }
 
 void fault_point(const char *point) {
@@ -110,13 +124,16 @@ void fault_point(const char *point) {
   put(line, n, sizeof line, (long)a.rank);
   put(line, n, sizeof line, "]: fault injection: node ");
   put(line, n, sizeof line, (long)a.rank);
-  put(line, n, sizeof line, " dies at ");
+  put(line, n, sizeof line, a.stop ? " stops at " : " dies at ");
   put(line, n, sizeof line, point);
   put(line, n, sizeof line, " (visit ");
   put(line, n, sizeof line, a.count);
   put(line, n, sizeof line, ")\n");
   (void)!write(STDERR_FILENO, line, n);
-  kill(getpid(), SIGKILL);
+  // SIGSTOP freezes every thread at once, the heartbeat's too: from outside
+  // the node is hung, and only the launcher's hang detection can end it.
+  kill(getpid(), a.stop ? SIGSTOP : SIGKILL);
+  if (a.stop) return;  // continued (SIGCONT): carry on as if nothing happened
   pause();
 }
 

@@ -1,7 +1,10 @@
-// Fault injection for tests: RDSM_FAULT=POINT:NODE[:N] makes node NODE die
-// (SIGKILL, after one line on stderr naming the point) the N-th time (default
-// the first) it reaches the named point, so that tests can check that a
-// failure in the middle of a protocol step ends the whole job cleanly.
+// Fault injection for tests: RDSM_FAULT=POINT:NODE[:N[:ACTION]] makes node
+// NODE die (ACTION "die", the default: SIGKILL) or stop (ACTION "stop":
+// SIGSTOP, the whole process frozen, as a hung node would be) the N-th time
+// (default the first) it reaches the named point, after one line on stderr
+// naming the point, so that tests can check that a failure in the middle of
+// a protocol step ends the whole job cleanly: a death at once, a stop once
+// the launcher's hang timeout finds the node's heartbeat stopped.
 //
 // Points (each is one or two calls of fault_point in the runtime; a point
 // that may be reached in the fault signal handler dies there too):

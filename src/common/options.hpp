@@ -37,7 +37,7 @@ struct Options {
   // whatever the job's size.  Fork-join jobs set it: their master's memory
   // outlives one job and is reused by the next, of another size.
   int ring_reserve = 0;
-  std::string fault;  // RDSM_FAULT=POINT:NODE[:N]: fault injection for tests (common/fault_inject.hpp)
+  std::string fault;  // RDSM_FAULT=POINT:NODE[:N[:ACTION]]: fault injection for tests (common/fault_inject.hpp)
 };
 
 // Parses the environment; on a bad value ends the process with a message

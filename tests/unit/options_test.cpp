@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "common/fault_inject.hpp"
 #include "common/options.hpp"
 
 using namespace rdsm;
@@ -53,4 +54,22 @@ TEST(Options, BadValuesNameTheVariable) {
         options_from_environment();
       },
       ::testing::ExitedWithCode(2), "RDSM_RANK");
+}
+
+TEST(FaultSpec, AcceptsPointNodeCountAndAction) {
+  std::string error;
+  for (const char *good : {"fetch:0", "barrier:1:3", "lock_held:2:1:die", "refresh:0:5:stop"})
+    EXPECT_TRUE(parse_fault_spec(good, error)) << good << ": " << error;
+}
+
+TEST(FaultSpec, NamesWhatIsWrong) {
+  std::string error;
+  EXPECT_FALSE(parse_fault_spec("nowhere:0", error));
+  EXPECT_NE(error.find("unknown point"), std::string::npos) << error;
+  EXPECT_FALSE(parse_fault_spec("fetch:x", error));
+  EXPECT_NE(error.find("not a node number"), std::string::npos) << error;
+  EXPECT_FALSE(parse_fault_spec("fetch:0:0", error));
+  EXPECT_NE(error.find("count of 1 or more"), std::string::npos) << error;
+  EXPECT_FALSE(parse_fault_spec("fetch:0:1:freeze", error));
+  EXPECT_NE(error.find("use die or stop"), std::string::npos) << error;
 }
