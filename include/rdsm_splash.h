@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "rdsm.h"
+#include "rdsm_splash_types.h"
 
 #ifndef PAGE_SIZE
 #define PAGE_SIZE 4096
@@ -34,12 +35,8 @@
 extern "C" {
 #endif
 
-/* The objects' contents are the runtime's; their identity is their address. */
-typedef struct rdsm_splash_lock { uint64_t reserved; } rdsm_splash_lock_t;
-typedef struct rdsm_splash_barrier { int64_t arrived; uint64_t generation; } rdsm_splash_barrier_t;
-typedef struct rdsm_splash_pause { int64_t count; } rdsm_splash_pause_t;
-typedef struct rdsm_splash_condvar { int64_t waiters; int64_t wakeups; uint64_t generation; } rdsm_splash_condvar_t;
-typedef struct rdsm_splash_getsub { int64_t next; int64_t exhausted; } rdsm_splash_getsub_t;
+/* The synchronisation objects (rdsm_splash_lock_t, ...) are in
+ * rdsm_splash_types.h. */
 
 /* Program structure */
 void rdsm_splash_init(size_t shared_bytes);        /* MAIN_INITENV; 0: no estimate */
@@ -48,7 +45,9 @@ void rdsm_splash_create(void (*fn)(void));         /* CREATE(fn) */
 void rdsm_splash_create_n(void (*fn)(void), long processes); /* CREATE(fn, P) */
 void rdsm_splash_wait_for_end(long workers);       /* WAIT_FOR_END(n) */
 
-/* Shared memory: any process, any time; page aligned from one page up. */
+/* Shared memory: any process, any time, also before MAIN_INITENV (the
+ * first call then makes this process the master, as MAIN_INITENV with no
+ * estimate would); page aligned from one page up. */
 void *rdsm_splash_malloc(size_t bytes);            /* G_MALLOC, NU_MALLOC */
 
 /* Locks */

@@ -3,6 +3,26 @@
 set(RDSM_SPLASH_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/splash)
 rdsm_add_splash_program(splash_every_macro ${RDSM_SPLASH_TEST_DIR}/every_macro.C)
 rdsm_add_splash_program(splash_failures ${RDSM_SPLASH_TEST_DIR}/failures.C)
+# Shapes of real SPLASH programs: shared input built with G_MALLOC before
+# MAIN_INITENV; synchronisation objects declared in headers included before
+# the environment macros, in structures, in several files, at file scope.
+rdsm_add_splash_program(splash_alloc_first ${RDSM_SPLASH_TEST_DIR}/alloc_first.C)
+rdsm_add_splash_program(splash_shapes ${RDSM_SPLASH_TEST_DIR}/shapes/main.C ${RDSM_SPLASH_TEST_DIR}/shapes/work.C
+                        ${RDSM_SPLASH_TEST_DIR}/shapes/shapes.H ${RDSM_SPLASH_TEST_DIR}/shapes/decls.H)
+foreach(prog alloc_first shapes)
+  foreach(protocol rdsm genima)
+    foreach(procs 1 3)
+      set(name splash.${prog}.${protocol}.p${procs})
+      add_test(NAME ${name} COMMAND $<TARGET_FILE:splash_${prog}> -p ${procs})
+      set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 60 ENVIRONMENT "RDSM_PROTOCOL=${protocol}"
+                           PASS_REGULAR_EXPRESSION "PASS ${prog}" FAIL_REGULAR_EXPRESSION "FAIL")
+    endforeach()
+  endforeach()
+  add_test(NAME splash.${prog}.launcher.p2
+           COMMAND $<TARGET_FILE:rdsm> run -n 1 --quiet $<TARGET_FILE:splash_${prog}> -p 2)
+  set_tests_properties(splash.${prog}.launcher.p2 PROPERTIES LABELS "mp;splash" TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION "PASS ${prog}" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
 
 # Every macro, under every protocol preset, with 2 and 4 processes; the
 # program started alone (the protocol from RDSM_PROTOCOL).  RDSM_LOCKS is

@@ -63,11 +63,38 @@ void wait_until(Runtime &rt, F ready) {
 
 double g_roi_begin = 0, g_roi_seconds = 0;
 
+// G_MALLOC before MAIN_INITENV (sequential set-up that allocates shared
+// data first) makes this process the master at once, with the default
+// region; the MAIN_INITENV that follows then only checks its estimate.
+bool g_started_by_malloc = false;
+bool g_initenv_seen = false;
+
+Runtime &allocation_runtime(const char *call) {
+  if (!runtime_if_initialized() && !fj::in_fork_join_program()) {
+    fj::init(0);
+    g_started_by_malloc = true;
+  }
+  return runtime_for(call);
+}
+
 }  // namespace
 
 extern "C" {
 
-void rdsm_splash_init(size_t shared_bytes) { fj::init(shared_bytes); }
+void rdsm_splash_init(size_t shared_bytes) {
+  if (g_started_by_malloc && !g_initenv_seen && rdsm_rank() == 0) {
+    g_initenv_seen = true;
+    size_t have = runtime_for("MAIN_INITENV").protocol->region().bytes();
+    if (shared_bytes > have)
+      api_error("MAIN_INITENV",
+                "asks for %zu bytes of shared memory, but G_MALLOC before it set up a shared region of %zu bytes; "
+                "set RDSM_REGION_SIZE (or --region-size) to at least %zu",
+                shared_bytes, have, shared_bytes);
+    return;
+  }
+  g_initenv_seen = true;
+  fj::init(shared_bytes);
+}
 void rdsm_splash_end(void) { fj::end(); }
 void rdsm_splash_create(void (*fn)(void)) { fj::create(fn, "CREATE"); }
 void rdsm_splash_create_n(void (*fn)(void), long processes) { fj::create_and_run(fn, processes, "CREATE"); }
@@ -79,7 +106,7 @@ void rdsm_splash_wait_for_end(long workers) {
 }
 
 void *rdsm_splash_malloc(size_t bytes) {
-  return runtime_for("G_MALLOC").allocator->allocate(bytes, RDSM_PLACE_DEFAULT, "G_MALLOC");
+  return allocation_runtime("G_MALLOC").allocator->allocate(bytes, RDSM_PLACE_DEFAULT, "G_MALLOC");
 }
 
 void rdsm_splash_lock_init(rdsm_splash_lock_t *l) { id_of(runtime_for("LOCKINIT"), l, "LOCKINIT"); }
