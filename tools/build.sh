@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds rdsm into build/ (or $1), with extra CMake args after it.
+# Configures and builds rdsm into build/ (or $1), with extra CMake args after it;
+# warnings are errors here (RDSM_WERROR), as in CI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/build}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds rdsm and runs the whole test suite: unit tests and multi-process
-# tests on the regular build, then the multi-process tests again on an
-# AddressSanitizer + UndefinedBehaviorSanitizer build.
+# tests on the regular build (GCC), the unit tests and a quick subset of the
+# multi-process tests on a Release build with Clang, then the multi-process
+# tests again on an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# Warnings are errors in every build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/deps.sh"
@@ -12,6 +14,22 @@ echo "== build (RelWithDebInfo)"
 echo "== tests"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
 
+echo "== build (Release, Clang; what the quick tests need)"
+clang_dir=$root/build-clang
+cmake -S "$root" -B "$clang_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDSM_WERROR=ON \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+clang_log=$(mktemp)
+if ! ninja -C "$clang_dir" rdsm rdsm_unit_tests mp_fail_node mp_misuse mp_trivial splash_every_macro \
+     splash_alloc_first splash_shapes >"$clang_log" 2>&1; then
+  grep -v '^\[[0-9]*/[0-9]*\] ' "$clang_log" >&2
+  exit 1
+fi
+rm -f "$clang_log"
+echo "== unit tests and quick multi-process tests (Clang)"
+ctest --test-dir "$clang_dir" --output-on-failure -j "$jobs" -LE mp
+ctest --test-dir "$clang_dir" --output-on-failure -j "$jobs" -L mp \
+  -R '^(mp\.(usage|launcher_basic|fail_(segv|exit3)\.(rdsm|async|genima)|misuse_)|splash\.(every_macro\.(genima|hw)|alloc_first|shapes))'
+
 echo "== build (ASan + UBSan)"
 "$root/tools/build.sh" "$root/build-sanitize" -DRDSM_SANITIZE=ON
 echo "== multi-process tests under sanitizers (the applications run on the regular build only)"
@@ -19,4 +37,4 @@ echo "== multi-process tests under sanitizers (the applications run on the regul
 # mechanism: SIGSEGV under the mprotect memory backend, SIGBUS under uffd).
 export ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:detect_leaks=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$jobs" -L mp -LE apps
+ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$jobs" -L mp -LE 'apps|install'

@@ -107,7 +107,10 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted", "refreshed"});
   std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(7, 0.0);
   for (const auto &n : result.nodes) {
-    std::string label = (n.forked ? "w" : "") + std::to_string(n.rank);
+    // Appended rather than "w" + std::to_string(...): GCC 12 at -O3 warns
+    // (-Wrestrict) about the inlined operator+(const char *, string &&).
+    std::string label = n.forked ? "w" : "";
+    label += std::to_string(n.rank);
     if (!n.has_stats) {
       times.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
       counts.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});
