@@ -20,6 +20,7 @@
 
 #include "api/runtime.hpp"
 #include "bootstrap/node_file.hpp"
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "memory/region.hpp"
 #include "stats/stats.hpp"
@@ -52,6 +53,7 @@ struct State {
   std::atomic<uint32_t> *left = nullptr;
   std::thread watcher;
   int watcher_stop = -1;
+  std::vector<NodeBlock *> beats;  // the workers' node blocks, while the watcher runs
   std::atomic<bool> exiting{false};  // the master is ending the program itself
 };
 // Never destroyed: exit() may end the program while the watcher runs.
@@ -69,7 +71,10 @@ Options job_options(int nodes, int rank, const std::vector<int> &files) {
   o.nodes = nodes;
   o.rank = rank;
   o.node_fds = format_fd_list(files);
-  o.launched = g.base.launched && rank == 0;  // only the master has a launcher reading its file
+  // A launcher reads only the master's node block; a worker's block is read
+  // by the master (its statistics, and its heartbeat, which the master
+  // watches as a launcher watches its nodes).
+  o.launched = rank == 0 ? g.base.launched : true;
   return o;
 }
 
@@ -114,17 +119,51 @@ std::string abnormal_end(const Worker &w, int code, int status) {
 
 [[noreturn]] void end_program(const std::string &why, int code, int status) {
   for (const Worker &w : g.workers) kill(w.pid, SIGKILL);
+  // Reaped before the master goes, so that none outlives the program.
+  for (const Worker &w : g.workers) waitpid(w.pid, nullptr, 0);
   fflush(nullptr);
   fprintf(stderr, "rdsm[node 0]: error: %s; ending the program\n", why.c_str());
   _exit(code == CLD_EXITED ? (status ? status : 1) : 128 + status);
 }
 
+// A worker whose heartbeat has not moved for the hang timeout is hung
+// (stopped, frozen): the program ends, naming it, as a launcher ends a job.
+struct BeatWatch {
+  std::vector<uint64_t> last;
+  std::vector<uint64_t> since_ns;
+  void check() {
+    if (g.base.hang_seconds <= 0) return;
+    uint64_t now = now_ns();
+    last.resize(g.workers.size(), 0);
+    since_ns.resize(g.workers.size(), now);
+    for (size_t i = 0; i < g.workers.size() && i < g.beats.size(); ++i) {
+      uint64_t beat = g.beats[i]->heartbeat.load(std::memory_order_relaxed);
+      if (beat == 0 || beat != last[i]) {  // not watched yet (or any more), or alive
+        last[i] = beat;
+        since_ns[i] = now;
+        continue;
+      }
+      if ((double)(now - since_ns[i]) > g.base.hang_seconds * 1e9) {
+        char why[256];
+        snprintf(why, sizeof why,
+                 "node %d (pid %d) made no progress for %g s (its heartbeat stopped: the process is stopped or "
+                 "frozen; --hang-timeout sets the limit)",
+                 g.workers[i].rank, (int)g.workers[i].pid, g.base.hang_seconds);
+        end_program(why, CLD_EXITED, 1);
+      }
+    }
+  }
+};
+
 // Watches the workers of the current job: the master must not wait forever
-// for a node that is gone.  Looks at an exit without reaping it (WNOWAIT),
-// so that wait_for_end reaps and checks every worker itself.
+// for a node that is gone or hung.  Looks at an exit without reaping it
+// (WNOWAIT), so that wait_for_end reaps and checks every worker itself.
 void watch() {
   std::vector<bool> done(g.workers.size(), false);
+  BeatWatch beats;
+  const int period_ms = g.base.hang_seconds > 0 ? 250 : -1;
   for (;;) {
+    beats.check();
     std::vector<pollfd> fds{{g.watcher_stop, POLLIN, 0}};
     std::vector<size_t> who;
     for (size_t i = 0; i < g.workers.size(); ++i)
@@ -132,7 +171,7 @@ void watch() {
         fds.push_back({g.workers[i].pidfd, POLLIN, 0});
         who.push_back(i);
       }
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    if (poll(fds.data(), fds.size(), period_ms) < 0) {
       if (errno == EINTR) continue;
       fatal("fork-join: poll on the workers failed: %s", strerror(errno));
     }
@@ -155,6 +194,7 @@ void start_watcher() {
     g.watcher_stop = eventfd(0, EFD_CLOEXEC);
     if (g.watcher_stop < 0) fatal("fork-join: eventfd failed: %s", strerror(errno));
   }
+  for (int fd : g.worker_files) g.beats.push_back(map_node_block(fd));
   g.watcher = std::thread(watch);
 }
 
@@ -163,6 +203,8 @@ void stop_watcher() {
   if (write(g.watcher_stop, &one, sizeof one) != (ssize_t)sizeof one)
     fatal("fork-join: cannot stop the worker watcher: %s", strerror(errno));
   g.watcher.join();
+  for (NodeBlock *b : g.beats) unmap_node_block(b);
+  g.beats.clear();
   uint64_t drained;
   if (read(g.watcher_stop, &drained, sizeof drained) < 0) drained = 0;
 }
@@ -175,12 +217,10 @@ void stop_watcher() {
   if (g.watcher_stop >= 0) close(g.watcher_stop);
   runtime_build(job_options(nodes, rank, files));
   fn();
-  runtime_leave(true);  // the job's final barrier: this worker's last release
-  // The master passes these on to a launcher (record_worker_stats).
-  NodeBlock *block = map_node_block(files[rank]);
-  block->stats = stats().snapshot();
-  block->state.store(kNodeFinalized, std::memory_order_release);
-  unmap_node_block(block);
+  // The job's final barrier: this worker's last release.  Its statistics go
+  // to its node block, from which the master passes them on to a launcher
+  // (record_worker_stats).
+  runtime_leave(true);
   g.left[rank].store(1);
   fflush(nullptr);
   _exit(0);

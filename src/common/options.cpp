@@ -89,6 +89,16 @@ Options options_from_environment() {
   }
   if (const char *v = env("RDSM_LOCKS")) o.locks = (int)parse_int("RDSM_LOCKS", v, 1, 1 << 24);
   if (const char *v = env("RDSM_SPIN")) o.spin = (int)parse_int("RDSM_SPIN", v, 0, 1 << 30);
+  if (const char *v = env("RDSM_HANG_TIMEOUT")) {
+    char *end = nullptr;
+    errno = 0;
+    double t = strtod(v, &end);
+    if (errno || !end || *end || !(t >= 0 && t <= 86400))
+      fatal("RDSM_HANG_TIMEOUT=%s is not a number of seconds; use a number from 0 to 86400 (0: never call a node "
+            "hung)",
+            v);
+    o.hang_seconds = t;
+  }
   // RDSM_PROTECT is the variable's earlier name.
   for (const char *name : {"RDSM_PROTECT", "RDSM_MEMORY"})
     if (const char *v = env(name)) {

@@ -37,6 +37,9 @@ struct Options {
   // whatever the job's size.  Fork-join jobs set it: their master's memory
   // outlives one job and is reused by the next, of another size.
   int ring_reserve = 0;
+  // RDSM_HANG_TIMEOUT: a node whose heartbeat stops this long is hung (0:
+  // never).  The launcher watches its nodes; a fork-join master, its workers.
+  double hang_seconds = 5;
   std::string fault;  // RDSM_FAULT=POINT:NODE[:N[:ACTION]]: fault injection for tests (common/fault_inject.hpp)
 };
 

@@ -32,6 +32,9 @@ endforeach()
 foreach(mode stop compute badvalue)
   rdsm_mp_test(hang_${mode} 40 hang.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_fail_node> ${mode})
 endforeach()
+if(TARGET splash_radix)
+  rdsm_mp_test(hang_forked 40 hang.sh ${RDSM_MP_EXE} $<TARGET_FILE:splash_radix> forked)
+endif()
 
 # A node that dies in the middle of moving page homes, under the default
 # preset and under the message-based baseline with migration.
