@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <vector>
 
-#ifndef RDSM_TOOLS_DIR
-#error "RDSM_TOOLS_DIR must name the source tree's tools/ directory"
+#if !defined(RDSM_TOOLS_DIR) || !defined(RDSM_INSTALLED_TOOLS_DIR) || !defined(RDSM_INSTALLED_PROGRAMS_DIR)
+#error "RDSM_TOOLS_DIR (the source tree's tools/) and the installed tools and programs directories must be defined"
 #endif
 
 namespace rdsm::launcher {
@@ -23,7 +23,7 @@ struct Tool {
 const Tool kTools[] = {{"bench", "rdsm_bench.py"}, {"report", "rdsm_report.py"}};
 
 // The directory of this executable: the build tree, whose programs the
-// tools run by default.
+// tools run by default, or the installed tree's bin directory.
 std::string own_directory() {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -39,13 +39,22 @@ int run_python_tool(int argc, char **argv) {
   if (argc < 2) return -1;
   for (const Tool &t : kTools) {
     if (strcmp(argv[1], t.command) != 0) continue;
-    std::string script = std::string(RDSM_TOOLS_DIR) + "/" + t.script;
+    // An installed launcher uses the installed tools and the programs
+    // installed with them; one in a build tree, the source tree's tools
+    // and the build's programs.
+    const std::string here = own_directory();
+    std::string script = here + "/" + RDSM_INSTALLED_TOOLS_DIR + "/" + t.script;
+    std::string programs = here + "/" + RDSM_INSTALLED_PROGRAMS_DIR;
+    if (access(script.c_str(), R_OK) != 0) {
+      script = std::string(RDSM_TOOLS_DIR) + "/" + t.script;
+      programs = here;
+    }
     if (access(script.c_str(), R_OK) != 0) {
       fprintf(stderr, "rdsm: error: `rdsm %s` needs %s, which is not there (%s)\n", t.command, script.c_str(),
               strerror(errno));
       return 2;
     }
-    setenv("RDSM_BUILD_DIR", own_directory().c_str(), 0);
+    setenv("RDSM_BUILD_DIR", programs.c_str(), 0);
     std::vector<char *> args;
     args.push_back(const_cast<char *>("python3"));
     args.push_back(const_cast<char *>(script.c_str()));
