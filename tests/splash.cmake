@@ -55,7 +55,7 @@ set_tests_properties(splash.every_macro.launcher_summary.p4 PROPERTIES LABELS "m
                      FAIL_REGULAR_EXPRESSION "FAIL")
 
 # Failures end the program promptly, named, with nothing left running.
-foreach(mode crash exit huge barrier ok leave)
+foreach(mode crash exit huge estimate barrier ok leave)
   add_test(NAME splash.failure.${mode}
            COMMAND ${RDSM_BASH} ${RDSM_SPLASH_TEST_DIR}/failure.sh $<TARGET_FILE:splash_failures> ${mode})
   set_tests_properties(splash.failure.${mode} PROPERTIES LABELS "mp;splash" TIMEOUT 60)

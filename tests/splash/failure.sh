@@ -16,6 +16,7 @@ case $MODE in
   crash) want_status=139; want_msg='node [0-9]+ \(pid [0-9]+\) was killed by signal 11 \(SIGSEGV\); ending the program' ;;
   exit) want_status=1; want_msg="node [0-9]+ \\(pid [0-9]+\\) exited before its CREATE'd function returned" ;;
   huge) want_status=2; want_msg='G_MALLOC: .* do not fit in the shared region of [0-9]+ MiB' ;;
+  estimate) want_status=2; want_msg='MAIN_INITENV: asks for [0-9]+ bytes of shared memory, but G_MALLOC before it set up a shared region of [0-9]+ bytes; set RDSM_REGION_SIZE' ;;
   barrier) want_status=2; want_msg='BARRIER: 5 processes asked for, but the job has 4' ;;
   ok|leave) want_status=0; want_msg='' ;;
   *) fail "unknown mode $MODE" ;;

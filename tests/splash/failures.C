@@ -4,6 +4,8 @@
  *            in a barrier
  *   exit     those workers call exit(0) in their function instead of returning
  *   huge     the master asks G_MALLOC for 40 GiB
+ *   estimate G_MALLOC before MAIN_INITENV, then an estimate of 40 GiB: more
+ *            than the region the G_MALLOC set up
  *   barrier  a BARRIER for more processes than the program created
  *   ok       nothing fails
  *   leave    the master calls exit(0) while its workers still run: the
@@ -56,11 +58,17 @@ void work(void) {
 int main(int argc, char **argv) {
   int i;
   if (argc < 2) {
-    printf("usage: failures crash|exit|huge|barrier|ok|leave [MARKER]\n");
+    printf("usage: failures crash|exit|huge|estimate|barrier|ok|leave [MARKER]\n");
     exit(2);
   }
   mode = argv[1];
   master_pid = getpid();
+  if (!strcmp(mode, "estimate")) {
+    G = (struct shared *)G_MALLOC(sizeof(struct shared));
+    MAIN_INITENV(, (size_t)40 << 30)
+    printf("failures: the estimate went through\n");
+    exit(0);
+  }
   MAIN_INITENV()
   G = (struct shared *)G_MALLOC(sizeof(struct shared));
   G->next_id = 0;
