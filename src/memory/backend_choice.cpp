@@ -31,7 +31,9 @@ MemoryBackend choose_memory_backend(const Options &opt) {
   if (opt.memory == "mprotect" || (opt.memory.empty() && !kDefaultIsUffd)) return MemoryBackend::mprotect;
   const std::string &why = uffd::unavailable_reason();
   if (opt.memory == "uffd") {
-    if (!why.empty()) fatal("the uffd memory backend cannot run here: %s; use --memory mprotect", why.c_str());
+    if (!why.empty()) fatal("the uffd memory backend cannot run here: %s; use --memory mprotect (RDSM_MEMORY=mprotect for a "
+                            "program started without rdsm run)",
+                            why.c_str());
     return MemoryBackend::uffd;
   }
   if (why.empty()) return MemoryBackend::uffd;

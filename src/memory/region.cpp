@@ -130,10 +130,14 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data) {
   int prot = kind_ == MemoryBackend::uffd ? PROT_READ | PROT_WRITE : PROT_NONE;
   void *p = mmap(want, bytes_, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, data.fd, (off_t)data.fd_offset);
   if (p == MAP_FAILED) {
-    if (errno == EEXIST)
+    if (errno == EEXIST) {
+      // A suggestion past the taken range, on a 1 TiB boundary.
+      uintptr_t other = (opt.region_base + bytes_ + (1ull << 40)) & ~((1ull << 40) - 1);
+      if (other + bytes_ > kUserTop) other = 0x10000000000ull;
       fatal("the address range of the shared region [%p, %p) is already in use in this process; choose "
-            "another base with RDSM_REGION_BASE (e.g. 0x300000000000)",
-            want, static_cast<void *>(static_cast<uint8_t *>(want) + bytes_));
+            "another base with RDSM_REGION_BASE (a free page-aligned range, e.g. %#lx)",
+            want, static_cast<void *>(static_cast<uint8_t *>(want) + bytes_), (unsigned long)other);
+    }
     if (errno == ENOMEM)
       fatal("cannot map the shared region of %zu MiB at %p: out of memory or address space (check "
             "`ulimit -v`)",

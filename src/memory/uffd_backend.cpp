@@ -52,7 +52,9 @@ class UffdBackend final : public ProtectionBackend {
   UffdBackend(uint8_t *app, uint8_t *sys, size_t pages) : app_(app), sys_(sys), pages_(pages) {
     std::string why;
     fd_ = uffd::open_fd(uffd::kFeatures, &why);
-    if (fd_ < 0) fatal("the uffd memory backend cannot run here: %s; use --memory mprotect", why.c_str());
+    if (fd_ < 0) fatal("the uffd memory backend cannot run here: %s; use --memory mprotect (RDSM_MEMORY=mprotect for a "
+                            "program started without rdsm run)",
+                            why.c_str());
     if (!uffd::register_range(fd_, app_, pages_ * kPage))
       fatal("cannot register the shared region with userfaultfd: %s", strerror(errno));
     // Zero pages are "none, unmapped", the state of a fresh mapping; the
