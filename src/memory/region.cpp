@@ -55,6 +55,24 @@ void check_fits(const Options &opt, size_t bytes) {
           bytes >> 20, opt.nodes, (double)bytes * address_space_per_region_byte(opt.nodes) / 1048576.0,
           (unsigned long long)(as.rlim_cur >> 20));
 }
+// The free address space from `base` up to the next mapping of this
+// process (/proc/self/maps), or SIZE_MAX if nothing lies above; 0 if a
+// mapping covers `base`.  A sanitizer's shadow memory, a program's heap or
+// libraries may sit above a low base.
+size_t free_bytes_above(uintptr_t base) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f) return SIZE_MAX;
+  size_t room = SIZE_MAX;
+  unsigned long start = 0, end = 0;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "%lx-%lx", &start, &end) != 2) continue;
+    if (start <= base && base < end) room = 0;
+    else if (start > base) room = std::min(room, (size_t)(start - base));
+  }
+  fclose(f);
+  return room;
+}
 }  // namespace
 
 size_t mprotect_region_ceiling() {
@@ -74,6 +92,8 @@ size_t default_region_bytes(const Options &opt) {
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) budget = std::min(budget, (double)as.rlim_cur / 2);
   bytes = std::min(bytes, (size_t)(budget / address_space_per_region_byte(opt.nodes)));
   if (opt.region_base < kUserTop) bytes = std::min(bytes, (size_t)(kUserTop - opt.region_base));
+  // Up to whatever this process has mapped above the base already.
+  if (size_t room = free_bytes_above(opt.region_base); room >= kRegionAlign) bytes = std::min(bytes, room);
   return std::max(align_down(bytes), kRegionAlign);
 }
 

@@ -65,7 +65,8 @@ class SharedRegion {
 // a sparse reservation, so that programs need no flag for large inputs.
 // Under uffd it is kDefaultRegionBytes; under mprotect, where every page may
 // cost a memory mapping, the largest vm.max_map_count allows.  Either is
-// trimmed to the address space above the base and to `ulimit -v`.
+// trimmed to the address space above the base (up to the next mapping the
+// process already has there) and to `ulimit -v`.
 constexpr size_t kDefaultRegionBytes = size_t(64) << 30;
 // The largest region: a node's memory file holds its data segment and the
 // per-page words beside it (bootstrap/node_file.hpp).
