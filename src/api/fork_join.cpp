@@ -21,6 +21,7 @@
 #include "api/runtime.hpp"
 #include "bootstrap/node_file.hpp"
 #include "common/clock.hpp"
+#include "common/process_cpu.hpp"
 #include "common/error.hpp"
 #include "memory/region.hpp"
 #include "stats/stats.hpp"
@@ -128,22 +129,34 @@ std::string abnormal_end(const Worker &w, int code, int status) {
 
 // A worker whose heartbeat has not moved for the hang timeout is hung
 // (stopped, frozen): the program ends, naming it, as a launcher ends a job.
+// As the launcher judges (job.cpp): silent for the timeout, and either
+// stopped or without any CPU time for a second (not just starved).
 struct BeatWatch {
-  std::vector<uint64_t> last;
-  std::vector<uint64_t> since_ns;
+  std::vector<uint64_t> last, since_ns, cpu, cpu_since_ns;
   void check() {
     if (g.base.hang_seconds <= 0) return;
     uint64_t now = now_ns();
+    const double limit_ns = g.base.hang_seconds * 1e9;
     last.resize(g.workers.size(), 0);
     since_ns.resize(g.workers.size(), now);
+    cpu.resize(g.workers.size(), UINT64_MAX);
+    cpu_since_ns.resize(g.workers.size(), now);
     for (size_t i = 0; i < g.workers.size() && i < g.beats.size(); ++i) {
       uint64_t beat = g.beats[i]->heartbeat.load(std::memory_order_relaxed);
       if (beat == 0 || beat != last[i]) {  // not watched yet (or any more), or alive
         last[i] = beat;
-        since_ns[i] = now;
+        since_ns[i] = cpu_since_ns[i] = now;
+        cpu[i] = UINT64_MAX;
         continue;
       }
-      if ((double)(now - since_ns[i]) > g.base.hang_seconds * 1e9) {
+      bool stopped = false;
+      uint64_t c = process_cpu_ticks(g.workers[i].pid, &stopped);
+      if (c == UINT64_MAX || c != cpu[i]) {
+        cpu[i] = c;
+        cpu_since_ns[i] = now;
+      }
+      if ((double)(now - since_ns[i]) > limit_ns &&
+          (stopped || (double)(now - cpu_since_ns[i]) > std::min(limit_ns, 1e9))) {
         char why[256];
         snprintf(why, sizeof why,
                  "node %d (pid %d) made no progress for %g s (its heartbeat stopped: the process is stopped or "
