@@ -4,7 +4,7 @@
 # packages and the command to install them, and fails.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang libgtest-dev python3 python3-matplotlib procps m4 pkg-config)
+packages=(cmake ninja-build g++ clang libgtest-dev python3 python3-matplotlib procps m4 pkg-config spin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
