@@ -34,9 +34,10 @@
  *   REFRESH           an acquire may refresh a copy instead of dropping it
  *                     (copy_refresh.cpp; which pages is left free)
  *   WHOLE             whole-page writes (whole_page_writes.cpp)
- *   NEW_HOME_SELF_LAST  move_home stores the new home's own version word
- *                     after the others (not what the code does: the fix
- *                     for the hang models/README.md describes)
+ *   BROKEN_MOVE_ORDER move_home stores the version words in node order,
+ *                     not the new home's own word last (what the code did
+ *                     before: a reader could then retry for ever; see
+ *                     models/README.md)
  *   PROBE_AT=n        fails where probe point n is reached (coverage)
  * Deliberately broken orderings:
  *   BROKEN_ORDER        move_home: the new home stores its version words
@@ -762,7 +763,7 @@ inline store_version(pg, x) {
   }
 }
 inline store_versions(pg) {
-#ifdef NEW_HOME_SELF_LAST
+#ifndef BROKEN_MOVE_ORDER
   for (i : 0 .. NN - 1) {
     if
     :: i != me -> store_version(pg, i)

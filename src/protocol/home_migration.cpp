@@ -142,7 +142,15 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
       state_[p] = kReadOnly;
       batch.set(p, Prot::read);
     }
-    for (int x = 0; x < nodes_; ++x) version(p, x).store(target[x], std::memory_order_release);
+    // This node's own entry last.  It wrote the page in the epoch that moved
+    // it, so every reader's notices require that entry: nobody passes a
+    // fetch check, and so nobody can write the page and raise another
+    // entry by its diff, before the other entries are stored.  (Stored
+    // later, an entry could lower a version a diff had just raised, and a
+    // reader needing it would retry for ever; found by models/.)
+    for (int x = 0; x < nodes_; ++x)
+      if (x != self_) version(p, x).store(target[x], std::memory_order_release);
+    version(p, self_).store(target[self_], std::memory_order_release);
     int dir = (int)(p % nodes_);
     uint64_t seen = f_.cas(dir, dir_seg_.id, p * sizeof(uint64_t), (uint64_t)old + 1, (uint64_t)self_ + 1);
     if (seen != (uint64_t)old + 1)
