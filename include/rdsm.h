@@ -104,8 +104,11 @@ typedef struct rdsm_stats {
    * pages whose home moved to this node; prefetched pages fetched ahead of a
    * miss, of which used were later accessed and wasted were invalidated or
    * dropped untouched; refreshed: copies read anew at an acquire instead of
-   * invalidated (pages this node re-reads after every invalidation) */
+   * invalidated (pages this node re-reads after every invalidation);
+   * written_ahead: pages opened for writing ahead of a stream of write
+   * faults, of which unwritten were closed at the release unwritten */
   uint64_t diff_ops, migrations, prefetched, prefetch_used, prefetch_wasted, refreshed;
+  uint64_t written_ahead, written_ahead_unused;
 } rdsm_stats;
 void rdsm_get_stats(rdsm_stats *out);
 /* Zeroes this node's counters and restarts its clocks (for timing phases). */

@@ -32,13 +32,15 @@ endforeach()
 # with lazy notices pulled from the writers, GeNIMA with lazy notices, home
 # migration and prefetch on the message-based baseline and on the one-sided
 # presets, rewrite detection by comparison with message diffs, whole-page
-# writes with lazy notices and with GeNIMA's fault-per-interval rewrites, and
-# the default preset with each of its own axes turned off.
+# writes with lazy notices and with GeNIMA's fault-per-interval rewrites,
+# masked diff writes and write-ahead on their own, and the default preset
+# with each of its own axes turned off.
 foreach(variant "async:lock=atomic,barrier=atomic" "genima:notices=lazy" "newgen:lock=atomic"
                 "async:home=migrate,prefetch=adaptive" "draw:home=migrate" "ardmar:prefetch=adaptive"
                 "newgen:home=migrate,prefetch=adaptive" "rdsm:home=fixed" "rdsm:prefetch=off"
                 "rdsm:notices=lazy" "async:rewrites=compare" "rdsm:whole=off" "newgen:whole=exclusive"
-                "genima:whole=exclusive")
+                "genima:whole=exclusive" "newgen:pieces=masked" "rdsm:pieces=runs" "rdsm:writeahead=off"
+                "genima:rewrites=compare,writeahead=stream" "async:rewrites=compare,writeahead=stream")
   string(REPLACE ":" ";" parts "${variant}")
   list(GET parts 0 protocol)
   list(GET parts 1 axes)

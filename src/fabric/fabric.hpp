@@ -84,6 +84,16 @@ class Fabric {
   virtual void putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t count) {
     for (size_t i = 0; i < count; ++i) put(dst, seg, pieces[i].off, pieces[i].src, pieces[i].n);
   }
+  // put_masked: one write of the bytes of [src, src + n) whose bit is set in
+  // `mask` (bit i % 64 of mask[i / 64] for byte i) to [off, off + n) of
+  // `dst`; the other target bytes are left untouched, so writers of
+  // different bytes of one page never overwrite each other.  n is a
+  // multiple of 64.  Ordered and completed like puts.  A transport with a
+  // byte-masked store (the shm fabric's CPU) does it in one operation;
+  // elsewhere it is the mask's runs as one gathering write (an MPI put
+  // with an indexed datatype), which is what this default does.
+  virtual void put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                          size_t n);
   // get: blocking; the bytes are in `dst` when it returns.
   virtual void get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) = 0;
   // 64-bit atomics at an 8-byte aligned offset; blocking; return the value

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "fabric/masked_copy.hpp"
 #include "fabric/shm_fabric.hpp"
 #include "stats/stats.hpp"
 
@@ -48,6 +49,13 @@ void ShmFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t coun
             (unsigned long long)p.off, (unsigned long long)(p.off + p.n), seg, bytes, dst);
     if (p.n) memcpy(base + p.off, p.src, p.n);
   }
+}
+
+void ShmFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                           size_t n) {
+  if (n % 64) fatal("fabric put_masked: %zu bytes is not a multiple of 64", n);
+  uint8_t *p = target("put_masked", dst, seg, off, n);
+  masked_copy(p, static_cast<const uint8_t *>(src), mask, n);
 }
 
 void ShmFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {

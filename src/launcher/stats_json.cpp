@@ -109,6 +109,8 @@ std::string node_json(const NodeRecord &n) {
       {"prefetch_used", num(s.prefetch_used)},
       {"prefetch_wasted", num(s.prefetch_wasted)},
       {"refreshed", num(s.refreshed)},
+      {"written_ahead", num(s.written_ahead)},
+      {"written_ahead_unused", num(s.written_ahead_unused)},
   };
   std::string out = "    {";
   bool first = true;

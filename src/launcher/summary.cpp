@@ -56,11 +56,12 @@ std::vector<double> counts_of(const rdsm_stats &s) {
 }
 
 // What the protocol's optimisations did: diff operations, home
-// migrations, prefetches and how many of them were used, refreshes.
+// migrations, prefetches and how many of them were used, refreshes, pages
+// opened ahead of write streams and how many of them stayed unwritten.
 std::vector<double> protocol_counts_of(const rdsm_stats &s) {
   return {(double)s.diff_ops,  (double)s.invalidations, (double)s.migrations,
           (double)s.prefetched, (double)s.prefetch_used, (double)s.prefetch_wasted,
-          (double)s.refreshed};
+          (double)s.refreshed,  (double)s.written_ahead, (double)s.written_ahead_unused};
 }
 
 std::vector<std::string> plain_count_cells(const std::string &label, const std::vector<double> &v) {
@@ -104,8 +105,9 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   Table times({"node", "total(s)", "compute", "data wait", "lock wait", "barrier wait", "barrier proto", "handler"});
   Table counts({"node", "read faults", "write faults", "fetches", "twins", "diffs", "diff KiB", "messages",
                 "msg KiB", "one-sided"});
-  Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted", "refreshed"});
-  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(7, 0.0);
+  Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted", "refreshed",
+                  "opened ahead", "unwritten"});
+  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(9, 0.0);
   for (const auto &n : result.nodes) {
     // Appended rather than "w" + std::to_string(...): GCC 12 at -O3 warns
     // (-Wrestrict) about the inlined operator+(const char *, string &&).
@@ -114,7 +116,7 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
     if (!n.has_stats) {
       times.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
       counts.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});
-      protocol.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
+      protocol.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     std::vector<double> t = times_of(n.stats), c = counts_of(n.stats), pc = protocol_counts_of(n.stats);

@@ -188,6 +188,31 @@ size_t diff_find_runs(const uint8_t *twin, const uint8_t *page, size_t page_byte
   return count;
 }
 
+size_t diff_change_mask(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint64_t *mask) {
+  size_t runs = 0;
+  uint64_t carry = 0;  // the previous chunk's last byte changed
+  for (size_t i = 0, c = 0; i < page_bytes; i += 64, ++c) {
+#if defined(__SSE2__)
+    uint64_t eq = (uint64_t)eq_mask16(twin, page, i) | (uint64_t)eq_mask16(twin, page, i + 16) << 16 |
+                  (uint64_t)eq_mask16(twin, page, i + 32) << 32 | (uint64_t)eq_mask16(twin, page, i + 48) << 48;
+    uint64_t m = ~eq;
+#else
+    uint64_t m = 0;
+    for (unsigned b = 0; b < 64; b += 8) {
+      uint64_t x = xor_at(page, twin, i + b);
+      // one bit per byte: the byte is non-zero
+      uint64_t nz = ((x & ~kHighs) + ~kHighs | x) & kHighs;
+      for (unsigned k = 0; k < 8; ++k)
+        if (nz & (0x80ull << (8 * k))) m |= 1ull << (b + k);
+    }
+#endif
+    mask[c] = m;
+    runs += (size_t)__builtin_popcountll(m & ~((m << 1) | carry));
+    carry = m >> 63;
+  }
+  return runs;
+}
+
 size_t diff_encode(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint8_t *out) {
   // Offsets would not fit the format; this is a caller's bug, not bad data.
   if (page_bytes > kMaxPageBytes) std::abort();

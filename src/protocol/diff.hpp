@@ -29,6 +29,12 @@ constexpr size_t diff_max_runs(size_t page_bytes) { return page_bytes / 2 + 1; }
 // What diff_encode encodes and what one-sided diffs write, byte-exact.
 size_t diff_find_runs(const uint8_t *twin, const uint8_t *page, size_t page_bytes, DiffRun *runs);
 
+// The changed bytes of page against twin as a bit mask: bit i % 64 of
+// mask[i / 64] is set iff page[i] != twin[i] (page_bytes a multiple of 64,
+// mask holding page_bytes / 64 words).  Returns the number of runs, as
+// diff_find_runs would.  What a byte-masked write (fabric put_masked) sends.
+size_t diff_change_mask(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint64_t *mask);
+
 // Encodes page against twin into out (capacity diff_max_bytes(page_bytes)).
 // Returns the encoded length; 0 means the page is unchanged.
 size_t diff_encode(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint8_t *out);

@@ -15,8 +15,15 @@
 //              before this one by a lock), and rewriting them with this
 //              node's older values would lose that write, unless the
 //              whole axis proves nobody else is writing the page
-//              (whole_page_writes.cpp).  `diff_ops` counts the pieces, the
-//              remote writes a NIC would issue.
+//              (whole_page_writes.cpp).  With pieces=masked, a page of
+//              many runs that does not go whole goes as one byte-masked
+//              write of the page instead (fabric put_masked): exactly the
+//              runs' bytes change at the home, so it is as safe as the
+//              runs, and a page falsely shared by several writers (radix
+//              keys, whose unchanged high bytes cut every key into its own
+//              run) costs one write, not hundreds.  `diff_ops` counts the
+//              pieces and masked writes, the remote writes a NIC would
+//              issue.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -57,6 +64,8 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
   });
   if (runs_buf_.size() < diff_max_runs(kPageBytes)) runs_buf_.resize(diff_max_runs(kPageBytes));
   const bool whole_axis = whole_pages();
+  const bool masked = cfg_.pieces == PiecesAxis::masked;
+  if (masked && mask_buf_.size() < kPageBytes / 64) mask_buf_.resize(kPageBytes / 64);
   for (size_t i = 0; i < order.size();) {
     int home = home_[order[i]];
     pieces_.clear();
@@ -72,13 +81,28 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     for (; i < order.size() && home_[order[i]] == home; ++i) {
       uint32_t p = order[i];
       uint8_t *page = region_->sys_page(p);
-      size_t count = diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
+      size_t count = masked ? diff_change_mask(twin(p), page, kPageBytes, mask_buf_.data())
+                            : diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
       size_t bytes = 0;
       if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
         add(stats().diff_ops);
         bytes = kPageBytes;
         if (keep) memcpy(twin(p), page, kPageBytes);
+      } else if (count >= kWholeMinRuns && masked) {
+        bool repeat = whole_axis && register_runs(home, p, nullptr);
+        uint64_t off = (uint64_t)p * kPageBytes;
+        f_.put_masked(home, data_seg_.id, off, page, mask_buf_.data(), kPageBytes);
+        add(stats().diff_ops);
+        for (size_t c = 0; c < kPageBytes / 64; ++c) bytes += (size_t)__builtin_popcountll(mask_buf_[c]);
+        if (keep) memcpy(twin(p), page, kPageBytes);
+        if (repeat) {
+          repeat_masked_.push_back(p);
+          repeat_masks_.insert(repeat_masks_.end(), mask_buf_.begin(), mask_buf_.end());
+          repeat_pages_.push_back(p);
+        }
       } else if (count) {
+        // Few runs: found exactly (the mask counted them only).
+        if (masked) count = diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
         bool repeat = whole_axis && register_runs(home, p, nullptr);
         for (size_t r = 0; r < count; ++r) {
           const DiffRun &run = runs_buf_[r];
@@ -100,7 +124,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       version_pieces_.push_back({((uint64_t)p * nodes_ + self_) * sizeof(uint32_t), &interval, sizeof interval});
     }
     f_.putv(home, data_seg_.id, pieces_.data(), pieces_.size());
-    add(stats().diff_ops, pieces_.size() + repeat_pieces_.size());
+    add(stats().diff_ops, pieces_.size() + repeat_pieces_.size() + repeat_masked_.size());
     f_.flush(home);  // the runs are visible before the versions that announce them
     fault_point("diff_version");
     if (whole_axis) rewrite_covered_runs(home);

@@ -243,6 +243,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     if (!remote) return false;
     home = home_of(page);
   }
+  size_t opened_after = 0;  // pages fetched after `page` for a write stream, opened with it
   if (st == kPrefetched) {
     // A sentinel: its window was used.  The next window, twice as large,
     // comes now, ahead of the stream (page_fetch.cpp).
@@ -259,7 +260,12 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
   } else if (home != self_ && st == kInvalid) {
     if (!remote) return false;
     size_t extra = 0;
-    if (cfg_.prefetch == PrefetchAxis::adaptive) {
+    // A write miss in a stream of writes brings the next missing pages of
+    // the same home along, to be opened for writing with this one.
+    size_t stream = write ? write_stream(page) : 0;
+    if (stream) {
+      extra = prefetch_candidates(page, home, stream);
+    } else if (cfg_.prefetch == PrefetchAxis::adaptive) {
       // A stream starts with two misses in a row: one miss says nothing of
       // the pages after it.
       size_t window = std::min(kFirstPrefetchWindow, (size_t)pf_limit_[page]);
@@ -270,7 +276,12 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     if (got == 0) return false;
     note_reread(page);
     add(stats().pages_fetched);
-    if (got > 1) map_prefetched(page + 1, got - 1, page);
+    if (got > 1 && stream) {
+      opened_after = got - 1;
+      for (size_t q = page + 1; q < page + got; ++q) state_[q] = kReadOnly;  // valid; mapped when opened below
+    } else if (got > 1) {
+      map_prefetched(page + 1, got - 1, page);
+    }
   }
   add(write ? stats().write_faults : stats().read_faults);
   if (home == self_ && !copied_at_home(page)) {
@@ -292,6 +303,10 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     region_->protect(page, n, Prot::read_write);
   } else if (write) {
     make_writable(page);
+    if (opened_after)
+      open_ahead(page + 1, opened_after);
+    else
+      open_write_window(page);
   } else {
     // Reading needs no notice: home pages after it that were never mapped
     // become readable with it (a home page's copy is always valid).

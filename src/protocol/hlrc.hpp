@@ -194,6 +194,18 @@ class Hlrc {
   // write-protected (into `batch`) and their twins freed.
   void sweep_kept(ProtectionBatch &batch);
   std::vector<uint32_t> unkept_;  // pages sweep_kept write-protected, until the batch is applied
+  // ---- write-ahead axis (write_ahead.cpp)
+  // How many pages a write fault on `page` may open after it: the length of
+  // the stream of writable pages before it (0: not a stream, or axis off).
+  size_t write_stream(size_t page) const;
+  // A write fault made `page` writable; in a stream of writes, the valid
+  // pages after it are opened as kept pages too; mu_ held.
+  void open_write_window(size_t page);
+  // Opens [first, first + count), valid copies (read-only, or just fetched
+  // and not mapped yet), as kept pages written ahead; mu_ held.
+  void open_ahead(size_t first, size_t count);
+  static constexpr size_t kMaxWriteWindow = 64;
+  static constexpr uint8_t kKeptAhead = 2;  // kept_: opened ahead, not yet found written
   // After release: the written pages still writable are kept, with twins.
   void keep_written(const std::vector<uint32_t> &written);
   void unkeep(size_t page);
@@ -213,6 +225,7 @@ class Hlrc {
   void propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_t interval, bool keep,
                                  std::vector<uint32_t> *changed);
   std::vector<DiffRun> runs_buf_;  // scratch of propagate_diffs_one_sided
+  std::vector<uint64_t> mask_buf_;  // ... and its changed-byte mask of a page (pieces=masked)
   std::vector<fabric::Fabric::Piece> pieces_, version_pieces_;
   void on_diff(const fabric::Message &m);
 
@@ -338,6 +351,8 @@ class Hlrc {
   PageArray<uint8_t> home_writing_;  // per home page: its word says the home writes it
   std::vector<HeldPage> held_;
   std::vector<fabric::Fabric::Piece> repeat_pieces_;
+  std::vector<uint32_t> repeat_masked_;  // pages written by a masked write to repeat ...
+  std::vector<uint64_t> repeat_masks_;   // ... and their masks, one page's worth each
   std::vector<uint32_t> repeat_pages_;
 
   // Refresh of pages re-read after every invalidation (copy_refresh.cpp).

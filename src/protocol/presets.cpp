@@ -23,9 +23,9 @@ const std::vector<ProtocolConfig> &protocol_presets() {
       {"rdsm", F::one_sided, H::cas, D::one_sided, L::atomic, N::eager_push, B::atomic,
        "the default: GeNIMA's one-sided choices, homes that migrate to a page's single writer, adaptive "
        "prefetch, pages written again found by twin comparison instead of faults, dense diffs of a page "
-       "held exclusively written as the whole page",
+       "held exclusively written as the whole page, other diffs of many runs as one byte-masked write, streams of writes opened ahead",
        CoherenceAxis::software, HomeAxis::migrate, PrefetchAxis::adaptive, RewriteAxis::compare,
-       WholeAxis::exclusive},
+       WholeAxis::exclusive, PiecesAxis::masked, WriteAheadAxis::stream},
       {"hw", F::one_sided, H::cas, D::one_sided, L::atomic, N::lazy, B::atomic,
        "no DSM: every node maps the same memory, kept coherent by the machine (one host only); the limit "
        "the protocols are compared with",
@@ -56,7 +56,8 @@ namespace rdsm {
 const char *axes_help() {
   return "fetch=message|one-sided, claim=message|cas, diff=message|one-sided, lock=manager|atomic, "
          "notices=lazy|eager, barrier=manager|atomic, home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, "
-         "whole=off|exclusive (one-sided diffs only)";
+         "whole=off|exclusive, pieces=runs|masked (these two: one-sided diffs only), writeahead=off|stream "
+         "(with rewrites=compare)";
 }
 
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error) {
@@ -88,6 +89,9 @@ bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error
     else if (axis == "prefetch") ok = pick(cfg.prefetch, "off", PrefetchAxis::off, "adaptive", PrefetchAxis::adaptive);
     else if (axis == "rewrites") ok = pick(cfg.rewrites, "fault", RewriteAxis::fault, "compare", RewriteAxis::compare);
     else if (axis == "whole") ok = pick(cfg.whole, "off", WholeAxis::off, "exclusive", WholeAxis::exclusive);
+    else if (axis == "pieces") ok = pick(cfg.pieces, "runs", PiecesAxis::runs, "masked", PiecesAxis::masked);
+    else if (axis == "writeahead")
+      ok = pick(cfg.write_ahead, "off", WriteAheadAxis::off, "stream", WriteAheadAxis::stream);
     else {
       error = "unknown protocol axis '" + axis + "'; axes are " + axes_help();
       ok = false;

@@ -22,6 +22,19 @@ enum class RewriteAxis { fault, compare };
 // writer holds the page exclusively at its home, as one whole-page write
 // (exclusive; one-sided diffs only: whole_page_writes.cpp).
 enum class WholeAxis { off, exclusive };
+// How the runs of a page's diff travel (one-sided diffs only): each run its
+// own remote write, gathered per home (runs, DRAW's way), or, for a page of
+// many runs, one byte-masked write of the page that changes exactly the
+// runs' bytes (masked: fabric put_masked; a page falsely shared by several
+// writers costs one write instead of hundreds).
+enum class PiecesAxis { runs, masked };
+// A write fault in a stream of writes (the page before it is writable):
+// only that page is opened (off), or the valid pages after it too, as many
+// as the stream already has, up to 64, each with a twin, so that the
+// stream's next pages cost no fault; the release's comparison with the
+// twins tells which were written (stream; needs rewrites=compare, whose
+// comparison it reuses: write_ahead.cpp).
+enum class WriteAheadAxis { off, stream };
 // software: the DSM keeps copies coherent; hardware: every node maps the same
 // memory and the machine keeps it coherent (the limit a DSM is measured against).
 enum class CoherenceAxis { software, hardware };
@@ -40,6 +53,8 @@ struct ProtocolConfig {
   PrefetchAxis prefetch = PrefetchAxis::off;
   RewriteAxis rewrites = RewriteAxis::fault;
   WholeAxis whole = WholeAxis::off;
+  PiecesAxis pieces = PiecesAxis::runs;
+  WriteAheadAxis write_ahead = WriteAheadAxis::off;
 };
 
 // The preset used when none is named.
@@ -54,7 +69,8 @@ std::string protocol_names();
 // Applies axis choices to a preset: "lock=atomic,barrier=atomic" (axes:
 // fetch=message|one-sided, claim=message|cas, diff=message|one-sided,
 // lock=manager|atomic, notices=lazy|eager, barrier=manager|atomic,
-// home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, whole=off|exclusive).  The
+// home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, whole=off|exclusive,
+// pieces=runs|masked, writeahead=off|stream).  The
 // name becomes "preset+axis=value,...".  Returns false and sets `error` on
 // an unknown axis or value.
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error);

@@ -27,6 +27,7 @@
 #include <cstring>
 
 #include "protocol/hlrc.hpp"
+#include "stats/stats.hpp"
 
 namespace rdsm {
 
@@ -36,11 +37,13 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
     uint32_t p = kept_list_[i];
     if (!kept_[p]) continue;  // dropped since (invalidated, moved)
     if (written_[p] || memcmp(region_->sys_page(p), twin(p), kPageBytes) != 0) {
+      kept_[p] = 1;
       note_written(p);
       kept_list_[kept++] = p;
       continue;
     }
     // Not written again: write-protected until the next write fault.
+    if (kept_[p] == kKeptAhead) add(stats().write_ahead_unused);
     kept_[p] = 0;
     free_twin(p);
     state_[p] = kReadOnly;

@@ -105,6 +105,11 @@ void Hlrc::rewrite_covered_runs(int home) {
   for (uint32_t p : repeat_pages_)
     while (f_.atomic_load(home, copies_seg_.id, p * sizeof(uint64_t)) & pw::kWhole) sched_yield();
   f_.putv(home, data_seg_.id, repeat_pieces_.data(), repeat_pieces_.size());
+  for (size_t k = 0; k < repeat_masked_.size(); ++k) {
+    uint32_t p = repeat_masked_[k];
+    f_.put_masked(home, data_seg_.id, (uint64_t)p * kPageBytes, region_->sys_page(p),
+                  repeat_masks_.data() + k * (kPageBytes / 64), kPageBytes);
+  }
   f_.flush(home);
 }
 
@@ -120,6 +125,8 @@ void Hlrc::end_runs_writes(int home) {
   }
   held_.clear();
   repeat_pieces_.clear();
+  repeat_masked_.clear();
+  repeat_masks_.clear();
   repeat_pages_.clear();
 }
 

@@ -12,7 +12,7 @@ void Stats::reset() {
                      &read_faults, &write_faults, &pages_fetched, &twins, &diffs, &diff_bytes,
                      &messages_sent, &message_bytes, &one_sided_ops, &invalidations, &lock_acquires,
                      &barriers, &diff_ops, &migrations, &prefetched, &prefetch_used, &prefetch_wasted,
-                     &refreshed})
+                     &refreshed, &write_ahead, &write_ahead_unused})
     c->store(0, std::memory_order_relaxed);
   for (Counter &c : handler_ns_by_type) c.store(0, std::memory_order_relaxed);
   start_ns.store(now_ns(), std::memory_order_relaxed);
@@ -56,6 +56,8 @@ rdsm_stats Stats::snapshot() const {
   s.prefetch_used = ld(prefetch_used);
   s.prefetch_wasted = ld(prefetch_wasted);
   s.refreshed = ld(refreshed);
+  s.written_ahead = ld(write_ahead);
+  s.written_ahead_unused = ld(write_ahead_unused);
   return s;
 }
 
@@ -70,7 +72,8 @@ void stats_accumulate(rdsm_stats &into, const rdsm_stats &s) {
         &rdsm_stats::diffs, &rdsm_stats::diff_bytes, &rdsm_stats::messages_sent, &rdsm_stats::message_bytes,
         &rdsm_stats::one_sided_ops, &rdsm_stats::invalidations, &rdsm_stats::lock_acquires, &rdsm_stats::barriers,
         &rdsm_stats::diff_ops, &rdsm_stats::migrations, &rdsm_stats::prefetched, &rdsm_stats::prefetch_used,
-        &rdsm_stats::prefetch_wasted, &rdsm_stats::refreshed})
+        &rdsm_stats::prefetch_wasted, &rdsm_stats::refreshed, &rdsm_stats::written_ahead,
+        &rdsm_stats::written_ahead_unused})
     into.*f += s.*f;
 }
 

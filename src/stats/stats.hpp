@@ -29,6 +29,7 @@ struct Stats {
   Counter messages_sent{0}, message_bytes{0}, one_sided_ops{0}, invalidations{0}, lock_acquires{0},
       barriers{0};
   Counter diff_ops{0}, migrations{0}, prefetched{0}, prefetch_used{0}, prefetch_wasted{0}, refreshed{0};
+  Counter write_ahead{0}, write_ahead_unused{0};
   std::atomic<uint64_t> start_ns{0};
 
   void reset();

@@ -38,7 +38,8 @@ check(sorted(n["rank"] for n in nodes) == [0, 1, 2], "ranks are %r" % [n["rank"]
 fields = ("total", "compute", "data_wait", "lock_wait", "barrier_wait", "barrier_protocol", "handler",
           "read_faults", "write_faults", "pages_fetched", "twins", "diffs", "diff_bytes",
           "messages_sent", "message_bytes", "one_sided_ops", "invalidations", "lock_acquires", "barriers",
-          "diff_ops", "migrations", "prefetched", "prefetch_used", "prefetch_wasted", "refreshed")
+          "diff_ops", "migrations", "prefetched", "prefetch_used", "prefetch_wasted", "refreshed",
+          "written_ahead", "written_ahead_unused")
 for n in nodes:
     for f in fields:
         check(f in n, "node %d has no %s" % (n["rank"], f))
@@ -50,7 +51,7 @@ PY
 expect_stderr '^rdsm: protocol [a-z0-9_-]+, handler (interrupt|poll), memory (uffd|mprotect), 3 nodes, fabric [a-z0-9_-]+, wall time [0-9.]+ s$'
 expect_stderr '^node +total\(s\) +compute +data wait +lock wait +barrier wait +barrier proto +handler$'
 expect_stderr '^node +read faults +write faults +fetches +twins +diffs +diff KiB +messages +msg KiB +one-sided$'
-expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted +refreshed$'
+expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted +refreshed +opened ahead +unwritten$'
 for row in 0 1 2 mean; do
   [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/err")" -eq 3 ] || fail "the summary does not have three rows for $row"
 done

@@ -1,0 +1,59 @@
+// Write-ahead axis: a program that writes an array front to back takes a
+// write fault on every page (a twin, or at the home a notice), about 5 us
+// each, when the pages are valid copies or tracked home pages.  With
+// `stream`, a write fault on a page whose predecessor is writable (a stream
+// of writes) also opens the valid pages after it, as many as the stream has
+// behind it (doubling per fault, up to kMaxWriteWindow), as kept pages of
+// the rewrite axis (rewrite_detection.cpp): writable, each with a twin of
+// its current content.  Nothing is assumed written: the release compares
+// every kept page with its twin, so a page opened ahead and not written
+// costs a copy and a comparison (well under a microsecond), is named in no
+// notice, sends no diff, and is write-protected again.  A stream that stops
+// wastes at most as many pages as it used.  A write miss in a stream (the
+// page is not valid here) fetches the missing pages after it from the same
+// home in the same read, and opens them the same way.
+//
+// Why it is safe: a kept page is exactly a page written in an interval
+// whose twin equals its content; every mechanism that handles those
+// (invalidation with unreleased writes, the home's twin following other
+// nodes' diffs, home migration, whole-page claims through home_writing_)
+// handles an opened page the same way, written or not.
+#include <algorithm>
+#include <cstring>
+
+#include "protocol/hlrc.hpp"
+#include "stats/stats.hpp"
+
+namespace rdsm {
+
+size_t Hlrc::write_stream(size_t page) const {
+  if (cfg_.write_ahead != WriteAheadAxis::stream || kept_.empty()) return 0;
+  size_t behind = 0;
+  while (behind < kMaxWriteWindow && behind < page && state_[page - 1 - behind] == kWritable) ++behind;
+  return behind;
+}
+
+void Hlrc::open_write_window(size_t page) {
+  size_t limit = write_stream(page), n = 0;
+  while (n < limit && page + 1 + n < pages_ && state_[page + 1 + n] == kReadOnly && !kept_[page + 1 + n] &&
+         !has_twin_[page + 1 + n])
+    ++n;
+  open_ahead(page + 1, n);
+}
+
+void Hlrc::open_ahead(size_t first, size_t count) {
+  if (count == 0) return;
+  for (size_t q = first; q < first + count; ++q) {
+    if (home_[q] == self_) home_starts_writing(q);
+    take_twin_slot(q);
+    memcpy(twin(q), region_->sys_page(q), kPageBytes);
+    has_twin_[q] = 1;
+    state_[q] = kWritable;
+    kept_[q] = kKeptAhead;
+    kept_list_[kept_count_++] = (uint32_t)q;
+  }
+  region_->protect(first, count, Prot::read_write);
+  add(stats().write_ahead, count);
+}
+
+}  // namespace rdsm

@@ -1,0 +1,102 @@
+// Tests of byte-masked diffs: the change mask of a page against its twin
+// (protocol/diff.hpp) and the masked copy and its runs (fabric/masked_copy.hpp),
+// against the obvious byte loop.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "fabric/masked_copy.hpp"
+#include "protocol/diff.hpp"
+
+namespace {
+
+constexpr size_t kPage = 4096;
+using Bytes = std::vector<uint8_t>;
+
+// A page changed against its twin in a pattern of the kind diffs meet:
+// `density` of the bytes changed, in runs of 1..max_run bytes.
+void make_pair(std::mt19937_64 &rng, double density, size_t max_run, Bytes &twin, Bytes &page) {
+  twin.resize(kPage);
+  for (auto &b : twin) b = (uint8_t)rng();
+  page = twin;
+  std::uniform_real_distribution<double> u(0, 1);
+  for (size_t i = 0; i < kPage;) {
+    size_t len = 1 + rng() % max_run;
+    if (u(rng) < density)
+      for (size_t k = i; k < i + len && k < kPage; ++k) page[k] = (uint8_t)(twin[k] + 1 + rng() % 255);
+    i += len + 1 + rng() % max_run;
+  }
+}
+
+size_t reference_runs(const Bytes &twin, const Bytes &page) {
+  size_t runs = 0;
+  for (size_t i = 0; i < page.size(); ++i)
+    if (page[i] != twin[i] && (i == 0 || page[i - 1] == twin[i - 1])) ++runs;
+  return runs;
+}
+
+TEST(ChangeMask, MatchesBytesAndRuns) {
+  std::mt19937_64 rng(7);
+  std::vector<rdsm::DiffRun> runs(rdsm::diff_max_runs(kPage));
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes twin, page;
+    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
+    uint64_t mask[kPage / 64];
+    size_t count = rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+    for (size_t i = 0; i < kPage; ++i)
+      ASSERT_EQ((mask[i / 64] >> (i % 64)) & 1, page[i] != twin[i] ? 1u : 0u) << "byte " << i << " trial " << trial;
+    ASSERT_EQ(count, reference_runs(twin, page)) << "trial " << trial;
+    ASSERT_EQ(count, rdsm::diff_find_runs(twin.data(), page.data(), kPage, runs.data()));
+  }
+}
+
+TEST(ChangeMask, EdgesOfChunks) {
+  Bytes twin(kPage, 0), page(kPage, 0);
+  // A run across a chunk boundary is one run; the last byte of the page alone is one.
+  for (size_t i = 60; i < 70; ++i) page[i] = 1;
+  page[kPage - 1] = 1;
+  uint64_t mask[kPage / 64];
+  EXPECT_EQ(rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask), 2u);
+  page.assign(kPage, 1);  // everything changed: one run
+  EXPECT_EQ(rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask), 1u);
+  page.assign(kPage, 0);
+  EXPECT_EQ(rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask), 0u);
+}
+
+// The masked copy writes exactly the masked bytes: the others keep what the
+// target held, however the mask is shaped.
+TEST(MaskedCopy, WritesOnlyMaskedBytes) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes twin, page;
+    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
+    uint64_t mask[kPage / 64];
+    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+    // The target: the twin with bytes of its own that the copy must keep
+    // (another writer's bytes, outside the mask).
+    Bytes target = twin, expect = twin;
+    for (size_t i = 0; i < kPage; ++i) {
+      bool masked = (mask[i / 64] >> (i % 64)) & 1;
+      if (!masked && rng() % 3 == 0) target[i] = expect[i] = (uint8_t)rng();
+      if (masked) expect[i] = page[i];
+    }
+    rdsm::fabric::masked_copy(target.data(), page.data(), mask, kPage);
+    ASSERT_EQ(target, expect) << "trial " << trial;
+
+    // The same as pieces of a gathering write.
+    std::vector<rdsm::fabric::Fabric::Piece> pieces;
+    rdsm::fabric::mask_to_pieces(1000 * kPage, page.data(), mask, kPage, pieces);
+    ASSERT_EQ(pieces.size(), reference_runs(twin, page));
+    Bytes again = twin;
+    for (const auto &p : pieces) {
+      ASSERT_GE(p.off, 1000 * kPage);
+      memcpy(again.data() + (p.off - 1000 * kPage), p.src, p.n);
+    }
+    for (size_t i = 0; i < kPage; ++i)
+      ASSERT_EQ(again[i], ((mask[i / 64] >> (i % 64)) & 1) ? page[i] : twin[i]) << "byte " << i;
+  }
+}
+
+}  // namespace
