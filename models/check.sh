@@ -48,6 +48,7 @@ configs=(
   # Deliberately broken orderings: each must be caught.
   "broken_order|-DNN=2 -DB1=1 -DB2=1 -DBROKEN_ORDER||violation"
   "broken_fetch_order|-DNN=2 -DB1=1 -DB2=1 -DBROKEN_FETCH_ORDER||violation"
+  "broken_first_copy|-DNN=2 -DB1=1 -DB2=1 -DBROKEN_FIRST_COPY||violation"
   "broken_whole|-DNN=2 -DWHOLE -DB1=2 -DOPS1_0=W0+R0+REL -DOPS1_1=W0+R0+REL -DB2=0 -DBROKEN_WHOLE||violation"
   # Versions before the diff runs: not caught, because no reader learns of
   # an interval before its writer's flush_all (models/README.md).

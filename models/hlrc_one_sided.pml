@@ -48,6 +48,11 @@
  *   BROKEN_WHOLE        write_whole: the claim ignores the copy's
  *                       generation -- caught: a whole-page write puts back
  *                       a word older than the home's
+ *   BROKEN_FIRST_COPY   fetch_pages: the first copy of a page is added to
+ *                       the home's first-copy count after the page is read
+ *                       -- caught: the home skips its untracked pages at a
+ *                       release, keeps writing one untracked, and the copy
+ *                       never learns of those writes
  *   BROKEN_DIFF_ORDER   propagate_diffs_one_sided: the version words are
  *                       written before the diff runs -- not caught, and
  *                       rightly: no reader learns of an interval before its
@@ -131,6 +136,7 @@ byte dir[PP];                  /* dir_seg_ word of page p (at node p % NN): home
 /* copies_seg_: the home's word of page p at node n (page_word.hpp), one
  * array per field; one remote atomic changes the word in one step */
 byte cop[NN * PP];             /* copies */
+byte fcs[NN];                  /* the word after the pages': first copies counted at node n */
 #ifdef WHOLE
 byte wrs[NN * PP];             /* writers */
 bit  whl[NN * PP];             /* whole */
@@ -266,9 +272,16 @@ inline fetch(pg, hm) {
        :: else -> cgen[pg] = NOGEN
        fi;
 #endif
+       first = (COP(hm, pg) == 0);
        COP(hm, pg)++; copied[pg] = 1;
        printf("node %d: page %d: counted at home %d (copies %d)\n", me, pg, hm, COP(hm, pg))
-     }
+     };
+#ifndef BROKEN_FIRST_COPY
+     if   /* count_first_copy: after the page's word, before the page is read */
+     :: first -> d_step { fcs[hm]++; first = 0 }
+     :: else -> skip
+     fi
+#endif
   :: else ->
 #ifdef WHOLE
      cgen[pg] = NOGEN
@@ -296,7 +309,13 @@ inline fetch(pg, hm) {
   d_step {
     GET_PAGE(me, hm, pg); CLEAR_HAVE;
     printf("node %d: page %d: read from node %d: ", me, pg, hm); PGV(mem, me, pg); printf("\n")
-  }
+  };
+#ifdef BROKEN_FIRST_COPY
+  if
+  :: first -> d_step { fcs[hm]++; first = 0 }
+  :: else -> skip
+  fi
+#endif
 #else
   d_step { CLEAR_HAVE }
 #endif
@@ -561,8 +580,10 @@ inline publish() {
 /* Hlrc::close_interval (rewrites=fault: nothing is kept) */
 inline close_interval() {
   if
-  :: untracked[0] || untracked[1] ->
-     d_step {   /* the seq_cst fence, then the copy words of untracked home pages */
+  :: (untracked[0] || untracked[1]) && fcs[me] == fseen -> skip   /* no first copy since: nothing to scan */
+  :: (untracked[0] || untracked[1]) && fcs[me] != fseen ->
+     d_step {   /* the seq_cst fence, the first-copy count, then the copy words of untracked home pages */
+       fseen = fcs[me];
        for (q : 0 .. PP - 1) {
          if
          :: untracked[q] && COP(me, q) > 0 ->   /* tracked from now on, named as maybe written */
@@ -966,6 +987,8 @@ proctype Node(byte me; byte b1; byte ops1; byte b2; byte ops2) {
   bit written[PP];      /* written_ */
   bit maybe[PP];        /* maybe_written_ */
   bit untracked[PP];    /* untracked_ */
+  byte fseen;           /* first_copies_seen_ */
+  bit first;            /* scratch of fetch: this copy was the page's first */
   bit copied[PP];       /* copied_ */
   byte req[PP * NN];    /* required_ */
   byte vc[NN];          /* notices_.vc() */

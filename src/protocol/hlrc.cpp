@@ -40,7 +40,8 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   data_seg_ = f_.register_segment(opt_.region_bytes);
   dir_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
   version_seg_ = f_.register_segment(pages_ * nodes_ * sizeof(uint32_t));
-  copies_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
+  // One word per page, and after them the count of first copies (hlrc.hpp).
+  copies_seg_ = f_.register_segment((pages_ + 1) * sizeof(uint64_t));
   versions_ = reinterpret_cast<uint32_t *>(version_seg_.base);
   required_ = map_zeroed_words(pages_ * nodes_);
   if (cfg_.coherence == CoherenceAxis::hardware) {
@@ -351,8 +352,21 @@ void Hlrc::close_interval() {
   // the loads of the copy counters (a store-buffer pattern against the
   // fetcher's increment-then-read): either the home sees the copy, or the
   // copy sees the stores.
-  if (untracked_count_) std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (size_t i = 0; i < untracked_count_;) {
+  // The count of first copies comes first: a fetcher counts a page's first
+  // copy in the page's word before it adds to the count, so if the count is
+  // what the last release saw, no untracked page has been copied since
+  // (and a copy counted after this load is found at the next release):
+  // the release then costs one load, not one per untracked page.
+  size_t scan = 0;
+  if (untracked_count_) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    uint64_t firsts = first_copies_here().load(std::memory_order_seq_cst);
+    if (firsts != first_copies_seen_) {
+      first_copies_seen_ = firsts;
+      scan = untracked_count_;
+    }
+  }
+  for (size_t i = 0; i < scan && i < untracked_count_;) {
     uint32_t p = untracked_list_[i];
     if (copied_at_home(p)) {
       untracked_[p] = 0;
