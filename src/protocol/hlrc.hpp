@@ -204,7 +204,7 @@ class Hlrc {
   // Opens [first, first + count), valid copies (read-only, or just fetched
   // and not mapped yet), as kept pages written ahead; mu_ held.
   void open_ahead(size_t first, size_t count);
-  static constexpr size_t kMaxWriteWindow = 64;
+  static constexpr size_t kMaxWriteWindow = 64, kMinWriteWindow = 8;
   static constexpr uint8_t kKeptAhead = 2;  // kept_: opened ahead, not yet found written
   // After release: the written pages still writable are kept, with twins.
   void keep_written(const std::vector<uint32_t> &written);

@@ -2,14 +2,15 @@
 // write fault on every page (a twin, or at the home a notice), about 5 us
 // each, when the pages are valid copies or tracked home pages.  With
 // `stream`, a write fault on a page whose predecessor is writable (a stream
-// of writes) also opens the valid pages after it, as many as the stream has
-// behind it (doubling per fault, up to kMaxWriteWindow), as kept pages of
+// of writes) also opens the valid pages after it, twice as many as the
+// stream has behind it (at least kMinWriteWindow, at most kMaxWriteWindow),
+// as kept pages of
 // the rewrite axis (rewrite_detection.cpp): writable, each with a twin of
 // its current content.  Nothing is assumed written: the release compares
 // every kept page with its twin, so a page opened ahead and not written
 // costs a copy and a comparison (well under a microsecond), is named in no
 // notice, sends no diff, and is write-protected again.  A stream that stops
-// wastes at most as many pages as it used.  A write miss in a stream (the
+// wastes at most twice as many pages as it used, or kMinWriteWindow.  A write miss in a stream (the
 // page is not valid here) fetches the missing pages after it from the same
 // home in the same read, and opens them the same way.
 //
@@ -30,7 +31,9 @@ size_t Hlrc::write_stream(size_t page) const {
   if (cfg_.write_ahead != WriteAheadAxis::stream || kept_.empty()) return 0;
   size_t behind = 0;
   while (behind < kMaxWriteWindow && behind < page && state_[page - 1 - behind] == kWritable) ++behind;
-  return behind;
+  // Twice the stream so far, at least kMinWriteWindow: a page opened and
+  // not written costs a tenth of a fault.
+  return behind == 0 ? 0 : std::min(kMaxWriteWindow, std::max(kMinWriteWindow, 2 * behind));
 }
 
 void Hlrc::open_write_window(size_t page) {
