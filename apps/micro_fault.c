@@ -72,17 +72,33 @@ static void op_write(uint8_t *base, long i, size_t psz, uint64_t *bad) {
   *(volatile uint8_t *)(base + (size_t)i * psz + write_offset(i, psz)) = write_byte(i);
 }
 
-/* Runs fn over every page, timing the loop as a whole and each access (whose
- * median goes to r), with the counters of just this loop.  tmp holds pages
- * doubles.  Even pages first, then odd ones: no two accesses in a row touch
- * neighbouring pages, so a protocol that prefetches the pages after a miss
- * (preset rdsm) still takes one fault per page here, the cost measured. */
+/* The order the pages are touched in: from the last page down to the
+ * first.  A protocol that works ahead of a stream (preset rdsm: prefetch of
+ * the pages after a miss or along a stride of misses, pages opened after a
+ * write whose predecessor is writable) then still takes one fault per page
+ * here, the cost measured: no page's predecessor has been touched before
+ * it, and a stride of one page down is not one a transpose makes. */
+static long *page_order(long pages) {
+  long *order = (long *)malloc(sizeof(long) * (size_t)(pages > 0 ? pages : 1));
+  if (!order) return NULL;
+  for (long k = 0; k < pages; ++k) order[k] = pages - 1 - k;
+  return order;
+}
+
+/* Runs fn over every page in page_order, timing the loop as a whole and each
+ * access (whose median goes to r), with the counters of just this loop.  tmp
+ * holds pages doubles. */
 static void time_pages(phase_result *r, page_op fn, uint8_t *base, long pages, size_t psz, double *tmp,
                        uint64_t *bad) {
+  long *order = page_order(pages);
+  if (!order) {
+    fprintf(stderr, "micro_fault: out of memory\n");
+    exit(1);
+  }
   rdsm_reset_stats();
   double t0 = rdsm_wtime(), prev = t0;
   for (long k = 0; k < pages; ++k) {
-    long half = (pages + 1) / 2, i = k < half ? 2 * k : 2 * (k - half) + 1;
+    long i = order[k];
     fn(base, i, psz, bad);
     double now = rdsm_wtime();
     tmp[k] = (now - prev) * 1e6;
@@ -91,6 +107,7 @@ static void time_pages(phase_result *r, page_op fn, uint8_t *base, long pages, s
   r->seconds = prev - t0;
   rdsm_get_stats(&r->stats);
   r->median_us = app_median(tmp, (size_t)pages);
+  free(order);
 }
 
 /* Whether a phase's counters show PAGES faults of the kind it is named for. */

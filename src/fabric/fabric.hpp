@@ -96,6 +96,15 @@ class Fabric {
                           size_t n);
   // get: blocking; the bytes are in `dst` when it returns.
   virtual void get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) = 0;
+  // get into this node's own segment `into` at `into_off`, whose memory
+  // there has most likely never been written (`fresh`): a transport whose
+  // segments are files can have the file take the bytes (the kernel then
+  // allocates the pages without zeroing them first, about half the cost of
+  // a first store to each page).  The same as get(src, seg, off,
+  // into.base + into_off, n) in every other respect.
+  virtual void get_fresh(NodeId src, SegmentId seg, uint64_t off, const Segment &into, uint64_t into_off, size_t n) {
+    get(src, seg, off, into.base + into_off, n);
+  }
   // 64-bit atomics at an 8-byte aligned offset; blocking; return the value
   // before the operation.  Atomic with respect to every other atomic of
   // every node on the same word.

@@ -53,6 +53,7 @@ class ShmFabric final : public Fabric {
   void put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
                   size_t n) override;
   void get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) override;
+  void get_fresh(NodeId src, SegmentId seg, uint64_t off, const Segment &into, uint64_t into_off, size_t n) override;
   uint64_t cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) override;
   uint64_t fetch_add(NodeId dst, SegmentId seg, uint64_t off, uint64_t value) override;
   uint64_t atomic_load(NodeId dst, SegmentId seg, uint64_t off) override;

@@ -3,6 +3,7 @@
 // operation on the target's mapping, checked against the segment's bounds.
 #include <atomic>
 #include <cstring>
+#include <unistd.h>
 
 #include "common/error.hpp"
 #include "fabric/masked_copy.hpp"
@@ -61,6 +62,28 @@ void ShmFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *
 void ShmFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {
   const uint8_t *p = target("get", src, seg, off, n);
   if (n) memcpy(dst, p, n);
+}
+
+// A first store to a page of a memory file costs a page fault and the
+// zeroing of the new page; pwrite into the file allocates it and copies
+// the bytes in without either.  On pages already there a memcpy is cheaper,
+// hence the caller's hint.  pwrite is async-signal-safe, as the fault path
+// needs.
+void ShmFabric::get_fresh(NodeId src, SegmentId seg, uint64_t off, const Segment &into, uint64_t into_off, size_t n) {
+  const uint8_t *p = target("get", src, seg, off, n);
+  if (into.fd < 0 || into_off > into.bytes || n > into.bytes - into_off) {
+    memcpy(into.base + into_off, p, n);
+    return;
+  }
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = pwrite(into.fd, p + done, n - done, (off_t)(into.fd_offset + into_off + done));
+    if (w <= 0) {  // the file refuses (no memory: let the store fault say so)
+      memcpy(into.base + into_off + done, p + done, n - done);
+      return;
+    }
+    done += (size_t)w;
+  }
 }
 
 uint64_t ShmFabric::cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) {

@@ -97,6 +97,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   untracked_.reset(pages_);
   untracked_list_.reset(pages_);
   copied_.reset(pages_);
+  resident_.reset(pages_);
   last_barrier_vc_.assign(nodes_, 0);
   forget_floor_.assign(nodes_, 0);
 
@@ -245,6 +246,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     home = home_of(page);
   }
   size_t opened_after = 0;  // pages fetched after `page` for a write stream, opened with it
+  ptrdiff_t stride = 0;     // misses in a constant stride: prefetch along it
   if (st == kPrefetched) {
     // A sentinel: its window was used.  The next window, twice as large,
     // comes now, ahead of the stream (page_fetch.cpp).
@@ -271,12 +273,15 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
       // the pages after it.
       size_t window = std::min(kFirstPrefetchWindow, (size_t)pf_limit_[page]);
       if (window >= 2 && page == last_miss_ + 1) extra = prefetch_candidates(page, home, window);
+      stride = miss_stride(page);
+      miss_before_last_ = last_miss_;
       last_miss_ = page;
     }
     size_t got = fetch_pages(page, home, extra, true, can_poll);
     if (got == 0) return false;
     note_reread(page);
     add(stats().pages_fetched);
+    if (stride) prefetch_strided(page, home, stride, can_poll);
     if (got > 1 && stream) {
       opened_after = got - 1;
       for (size_t q = page + 1; q < page + got; ++q) state_[q] = kReadOnly;  // valid; mapped when opened below

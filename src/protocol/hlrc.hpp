@@ -159,6 +159,22 @@ class Hlrc {
   // when a demanded page is long in coming and `can_poll` is false (the
   // caller hands the fault to a thread that can poll).
   size_t fetch_pages(size_t page, int home, size_t extra, bool demand, bool can_poll);
+  // Strided streams (columns of a matrix read across rows, a transpose's
+  // blocks): the third miss at a constant distance of 2..kMaxStride pages
+  // from the one before brings up to kStrideWindow more pages along the
+  // stride, of the same home, that this node lacks (page_fetch.cpp).
+  static constexpr size_t kStrideWindow = 16, kMaxStride = 1024;
+  // The stride of the misses ending with `page`, or 0.
+  ptrdiff_t miss_stride(size_t page) const {
+    ptrdiff_t s = (ptrdiff_t)page - (ptrdiff_t)last_miss_;
+    if (s == 0 || s == 1 || s == -1 || s > (ptrdiff_t)kMaxStride || s < -(ptrdiff_t)kMaxStride) return 0;
+    return (ptrdiff_t)last_miss_ - (ptrdiff_t)miss_before_last_ == s ? s : 0;
+  }
+  void prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll);
+  // The page's home if this node knows it or the directory names one (read
+  // with a one-sided load, claiming nothing); -1 if nobody has claimed it.
+  int home_without_claim(size_t page);
+  size_t miss_before_last_ = SIZE_MAX - 3;
   // The pages after `page` that a fetch may bring along, at most `limit`.
   size_t prefetch_candidates(size_t page, int home, size_t limit);
   // Maps a run fetched ahead of use: all readable but the last, which is
@@ -273,6 +289,7 @@ class Hlrc {
   PageArray<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
   PageArray<uint8_t> copied_;  // this node has counted itself at the page's home
+  PageArray<uint8_t> resident_;  // this node fetched the page before: it is in its memory file
   std::unique_ptr<SharedRegion> region_;
   uint32_t *versions_ = nullptr;  // this node's home versions: [page][writer]
   uint32_t *required_ = nullptr;  // what this node's notices require: [page][writer]

@@ -19,6 +19,12 @@
 // starts at most half as much next time, nothing once that is under two
 // pages: the false-prefetch history.  Used and wasted count whole windows
 // (a window read up to its sentinel, or not).
+//
+// Strided streams: the third miss in a row at the same distance of 2 or
+// more pages from the one before (the rows of a matrix a transpose reads a
+// column block of, one page per row) brings the next kStrideWindow pages
+// along the stride that this node lacks, of the same home, each read on
+// its own and mapped readable (no sentinel: they count as used).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -42,22 +48,44 @@ struct FetchHeader {
 };
 }  // namespace
 
+int Hlrc::home_without_claim(size_t page) {
+  int h = home_[page];
+  if (h < 0 && cfg_.claim == HomeClaimAxis::cas) {
+    // A home this node never asked for: the directory word tells it
+    // without claiming the page (0 means nobody has).
+    uint64_t word = f_.atomic_load((int)(page % nodes_), dir_seg_.id, page * sizeof(uint64_t));
+    if (word) home_[page] = (int16_t)(h = (int)(word - 1));
+  }
+  return h;
+}
+
 size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
   size_t n = 0;
   while (n < limit) {
     size_t q = page + 1 + n;
-    if (q >= pages_ || state_[q] != kInvalid || has_twin_[q]) break;
-    int hq = home_[q];
-    if (hq < 0 && cfg_.claim == HomeClaimAxis::cas) {
-      // A home this node never asked for: the directory word tells it
-      // without claiming the page (0 means nobody has: stop there).
-      uint64_t word = f_.atomic_load((int)(q % nodes_), dir_seg_.id, q * sizeof(uint64_t));
-      if (word) home_[q] = (int16_t)(hq = (int)(word - 1));
-    }
-    if (hq != home) break;
+    if (q >= pages_ || state_[q] != kInvalid || has_twin_[q] || home_without_claim(q) != home) break;
     ++n;
   }
   return n;
+}
+
+// No allocation here: this may run in the signal handler (hlrc.hpp).
+void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll) {
+  size_t done = 0;
+  for (size_t k = 1; k <= kStrideWindow; ++k) {
+    ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)k;
+    if (q < 0 || (size_t)q >= pages_ || state_[q] != kInvalid || has_twin_[q] || home_without_claim((size_t)q) != home)
+      break;
+    // Not waited for: a page not new enough at its home ends the run.
+    if (fetch_pages((size_t)q, home, 0, false, can_poll) == 0) break;
+    state_[q] = kReadOnly;
+    region_->protect((size_t)q, 1, Prot::read);
+    ++done;
+  }
+  add(stats().prefetched, done);
+  add(stats().prefetch_used, done);  // no sentinel: counted as used
+  // The next miss along this stride starts anew.
+  last_miss_ = miss_before_last_ = SIZE_MAX - 3;
 }
 
 void Hlrc::map_prefetched(size_t first, size_t count, size_t origin) {
@@ -138,7 +166,12 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
   if (ok == 0) return 0;
   std::atomic_thread_fence(std::memory_order_acquire);  // the pages are read after their versions
   fault_point("fetch");
-  f_.get(home, data_seg_.id, page * kPageBytes, region_->sys_page(page), ok * kPageBytes);
+  // Pages this node never held are most likely not in its memory file yet.
+  if (resident_[page])
+    f_.get(home, data_seg_.id, page * kPageBytes, region_->sys_page(page), ok * kPageBytes);
+  else
+    f_.get_fresh(home, data_seg_.id, page * kPageBytes, data_seg_, page * kPageBytes, ok * kPageBytes);
+  for (size_t i = 0; i < ok; ++i) resident_[page + i] = 1;
   return ok;
 }
 
