@@ -28,6 +28,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/bits.hpp"
 #include "common/error.hpp"
 #include "common/fault_inject.hpp"
 #include "protocol/diff.hpp"
@@ -93,7 +94,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
         uint64_t off = (uint64_t)p * kPageBytes;
         f_.put_masked(home, data_seg_.id, off, page, mask_buf_.data(), kPageBytes);
         add(stats().diff_ops);
-        for (size_t c = 0; c < kPageBytes / 64; ++c) bytes += (size_t)__builtin_popcountll(mask_buf_[c]);
+        for (size_t c = 0; c < kPageBytes / 64; ++c) bytes += count_bits(mask_buf_[c]);
         if (keep) memcpy(twin(p), page, kPageBytes);
         if (repeat) {
           repeat_masked_.push_back(p);
