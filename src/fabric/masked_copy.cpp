@@ -2,6 +2,8 @@
 // fabric without a masked store: the mask's runs as one gathering write.
 #include "fabric/masked_copy.hpp"
 
+#include "common/bits.hpp"
+
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -12,26 +14,8 @@ namespace rdsm::fabric {
 
 namespace {
 
-// The runs of one 64-byte chunk, copied one by one.
-inline void copy_chunk_runs(uint8_t *dst, const uint8_t *src, uint64_t m) {
-  while (m) {
-    unsigned start = (unsigned)__builtin_ctzll(m);
-    uint64_t from_start = m >> start;
-    unsigned len = ~from_start ? (unsigned)__builtin_ctzll(~from_start) : 64 - start;
-    std::memcpy(dst + start, src + start, len);
-    if (start + len >= 64) break;
-    m &= ~0ull << (start + len);
-  }
-}
-
 void masked_copy_runs(uint8_t *dst, const uint8_t *src, const uint64_t *mask, size_t n) {
-  for (size_t c = 0; c < n / 64; ++c) {
-    uint64_t m = mask[c];
-    if (m == ~0ull)
-      std::memcpy(dst + c * 64, src + c * 64, 64);
-    else if (m)
-      copy_chunk_runs(dst + c * 64, src + c * 64, m);
-  }
+  for_each_bit_run(mask, n / 64, [&](size_t start, size_t len) { std::memcpy(dst + start, src + start, len); });
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -69,24 +53,7 @@ void masked_copy(uint8_t *dst, const uint8_t *src, const uint64_t *mask, size_t 
 
 void mask_to_pieces(uint64_t off, const uint8_t *src, const uint64_t *mask, size_t n,
                     std::vector<Fabric::Piece> &out) {
-  bool open = false;
-  size_t start = 0;
-  for (size_t c = 0; c < n / 64; ++c) {
-    uint64_t m = mask[c];
-    if (open ? m == ~0ull : m == 0) continue;  // the chunk does not change the state
-    for (unsigned from = 0; from < 64;) {
-      uint64_t flips = (open ? ~m : m) & (~0ull << from);
-      if (!flips) break;
-      unsigned b = (unsigned)__builtin_ctzll(flips);
-      if (open)
-        out.push_back({off + start, src + start, c * 64 + b - start});
-      else
-        start = c * 64 + b;
-      open = !open;
-      from = b + 1;
-    }
-  }
-  if (open) out.push_back({off + start, src + start, n - start});
+  for_each_bit_run(mask, n / 64, [&](size_t start, size_t len) { out.push_back({off + start, src + start, len}); });
 }
 
 void Fabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,

@@ -137,37 +137,20 @@ inline size_t find_same(const uint8_t *twin, const uint8_t *page, size_t start, 
 
 #if defined(__SSE2__)
 // Pages of whole 64-byte chunks: one 64-bit "changed" mask per chunk, and the
-// runs' edges are the mask's 0/1 transitions, found with count-trailing-zeros.
+// runs' edges are the mask's 0/1 transitions (common/bits.hpp).
 // A page changed in many small runs (keys whose high bytes keep their value,
 // floating-point rows) then costs a few instructions per run instead of two
 // mispredicted scans per run.
 size_t find_runs_by_masks(const uint8_t *twin, const uint8_t *page, size_t page_bytes, DiffRun *runs) {
-  size_t count = 0, start = 0;
-  bool open = false;
+  size_t count = 0;
+  auto run = [&](size_t start, size_t len) { runs[count++] = DiffRun{(uint32_t)start, (uint32_t)len}; };
+  BitRunWalker walker;
   for (size_t i = 0; i < page_bytes; i += 64) {
-    unsigned m0 = eq_mask16(twin, page, i), m1 = eq_mask16(twin, page, i + 16);
-    unsigned m2 = eq_mask16(twin, page, i + 32), m3 = eq_mask16(twin, page, i + 48);
-    // Whole chunks in the state we are in need no look inside.
-    if (open ? (m0 | m1 | m2 | m3) == 0 : (m0 & m1 & m2 & m3) == 0xFFFF) continue;
-    uint64_t eq = (uint64_t)m0 | (uint64_t)m1 << 16 | (uint64_t)m2 << 32 | (uint64_t)m3 << 48;
-    uint64_t changed = ~eq;
-    unsigned from = 0;
-    for (;;) {
-      // The next byte where the state flips: a changed byte while outside a
-      // run, an unchanged one inside.
-      uint64_t flips = (open ? eq : changed) & (~0ull << from);
-      if (!flips) break;
-      unsigned b = (unsigned)__builtin_ctzll(flips);
-      if (open)
-        runs[count++] = DiffRun{(uint32_t)start, (uint32_t)(i + b - start)};
-      else
-        start = i + b;
-      open = !open;
-      if (b == 63) break;
-      from = b + 1;
-    }
+    uint64_t eq = (uint64_t)eq_mask16(twin, page, i) | (uint64_t)eq_mask16(twin, page, i + 16) << 16 |
+                  (uint64_t)eq_mask16(twin, page, i + 32) << 32 | (uint64_t)eq_mask16(twin, page, i + 48) << 48;
+    walker.word(i, ~eq, run);
   }
-  if (open) runs[count++] = DiffRun{(uint32_t)start, (uint32_t)(page_bytes - start)};
+  walker.end(page_bytes, run);
   return count;
 }
 #endif

@@ -102,8 +102,13 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
           repeat_pages_.push_back(p);
         }
       } else if (count) {
-        // Few runs: found exactly (the mask counted them only).
-        if (masked) count = diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
+        // Few runs: the mask's runs, each its own piece.
+        if (masked) {
+          count = 0;
+          for_each_bit_run(mask_buf_.data(), kPageBytes / 64, [this, &count](size_t start, size_t len) {
+            runs_buf_[count++] = DiffRun{(uint32_t)start, (uint32_t)len};
+          });
+        }
         bool repeat = whole_axis && register_runs(home, p, nullptr);
         for (size_t r = 0; r < count; ++r) {
           const DiffRun &run = runs_buf_[r];

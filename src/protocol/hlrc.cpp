@@ -362,16 +362,14 @@ void Hlrc::close_interval() {
   // what the last release saw, no untracked page has been copied since
   // (and a copy counted after this load is found at the next release):
   // the release then costs one load, not one per untracked page.
-  size_t scan = 0;
+  bool scan = false;
   if (untracked_count_) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     uint64_t firsts = first_copies_here().load(std::memory_order_seq_cst);
-    if (firsts != first_copies_seen_) {
-      first_copies_seen_ = firsts;
-      scan = untracked_count_;
-    }
+    scan = firsts != first_copies_seen_;
+    first_copies_seen_ = firsts;
   }
-  for (size_t i = 0; i < scan && i < untracked_count_;) {
+  for (size_t i = 0; scan && i < untracked_count_;) {
     uint32_t p = untracked_list_[i];
     if (copied_at_home(p)) {
       untracked_[p] = 0;

@@ -211,8 +211,9 @@ class Hlrc {
   void sweep_kept(ProtectionBatch &batch);
   std::vector<uint32_t> unkept_;  // pages sweep_kept write-protected, until the batch is applied
   // ---- write-ahead axis (write_ahead.cpp)
-  // How many pages a write fault on `page` may open after it: the length of
-  // the stream of writable pages before it (0: not a stream, or axis off).
+  // How many pages a write fault on `page` may open after it: twice the
+  // stream of writable pages before it, at least kMinWriteWindow, at most
+  // kMaxWriteWindow (0: not a stream, or the axis is off).
   size_t write_stream(size_t page) const;
   // A write fault made `page` writable; in a stream of writes, the valid
   // pages after it are opened as kept pages too; mu_ held.
