@@ -273,8 +273,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
       // the pages after it.
       size_t window = std::min(kFirstPrefetchWindow, (size_t)pf_limit_[page]);
       if (window >= 2 && page == last_miss_ + 1) extra = prefetch_candidates(page, home, window);
-      stride = miss_stride(page);
-      miss_before_last_ = last_miss_;
+      stride = read_run_.observe(page);
       last_miss_ = page;
     }
     size_t got = fetch_pages(page, home, extra, true, can_poll);

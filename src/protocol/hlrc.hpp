@@ -49,6 +49,7 @@
 #include "protocol/notices.hpp"
 #include "protocol/page_word.hpp"
 #include "protocol/presets.hpp"
+#include "protocol/stride_run.hpp"
 #include "rdsm.h"
 #include "sync/locks.hpp"
 
@@ -78,6 +79,10 @@ class Hlrc {
   // Records the homes of pages [first, first+count) chosen by a placement
   // policy, before any node touches them.
   void place(size_t first, size_t count, rdsm_placement placement);
+  // Reads from the directory the homes of pages [first, first+count) that
+  // another node placed (a collective allocation), so that this node knows
+  // them before its first fault there, as the placing node does.
+  void learn_homes(size_t first, size_t count);
 
   // After finish(): copies into this node's memory every page of the first
   // `pages` whose home is another node, so that this node's memory alone
@@ -160,21 +165,15 @@ class Hlrc {
   // caller hands the fault to a thread that can poll).
   size_t fetch_pages(size_t page, int home, size_t extra, bool demand, bool can_poll);
   // Strided streams (columns of a matrix read across rows, a transpose's
-  // blocks): the third miss at a constant distance of 2..kMaxStride pages
-  // from the one before brings up to kStrideWindow more pages along the
-  // stride, of the same home, that this node lacks (page_fetch.cpp).
-  static constexpr size_t kStrideWindow = 16, kMaxStride = 1024;
-  // The stride of the misses ending with `page`, or 0.
-  ptrdiff_t miss_stride(size_t page) const {
-    ptrdiff_t s = (ptrdiff_t)page - (ptrdiff_t)last_miss_;
-    if (s == 0 || s == 1 || s == -1 || s > (ptrdiff_t)kMaxStride || s < -(ptrdiff_t)kMaxStride) return 0;
-    return (ptrdiff_t)last_miss_ - (ptrdiff_t)miss_before_last_ == s ? s : 0;
-  }
+  // blocks): a run of misses at a constant stride (stride_run.hpp) brings
+  // pages along the stride, of the same home, that this node lacks: at
+  // least kStrideWindow, more as the run goes on (page_fetch.cpp).
+  static constexpr size_t kStrideWindow = 16;
+  StrideRun read_run_;
   void prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll);
   // The page's home if this node knows it or the directory names one (read
   // with a one-sided load, claiming nothing); -1 if nobody has claimed it.
   int home_without_claim(size_t page);
-  size_t miss_before_last_ = SIZE_MAX - 3;
   // The pages after `page` that a fetch may bring along, at most `limit`.
   size_t prefetch_candidates(size_t page, int home, size_t limit);
   // Maps a run fetched ahead of use: all readable but the last, which is
@@ -216,8 +215,15 @@ class Hlrc {
   // kMaxWriteWindow (0: not a stream, or the axis is off).
   size_t write_stream(size_t page) const;
   // A write fault made `page` writable; in a stream of writes, the valid
-  // pages after it are opened as kept pages too; mu_ held.
+  // pages after it are opened as kept pages too, and in a run of write
+  // faults at a constant stride, the valid pages along the stride; mu_ held.
   void open_write_window(size_t page);
+  // The strided case of open_write_window: follows the run of write faults
+  // and opens the pages along its stride.
+  void open_strided_window(size_t page);
+  // Page q (maybe out of range) is a valid copy that open_ahead may open.
+  bool can_open_ahead(ptrdiff_t q) const;
+  StrideRun write_run_;  // the run of write faults at a constant stride
   // Opens [first, first + count), valid copies (read-only, or just fetched
   // and not mapped yet), as kept pages written ahead; mu_ held.
   void open_ahead(size_t first, size_t count);

@@ -80,8 +80,26 @@ void Hlrc::place(size_t first, size_t count, rdsm_placement placement) {
     }
     uint64_t v = (uint64_t)h + 1;
     f_.put((int)(p % nodes_), dir_seg_.id, p * sizeof(uint64_t), &v, sizeof v);
+    // Known here at once: a first write fault at the home then opens a run
+    // of the home pages after it together (resolve_fault), not one by one.
+    std::lock_guard<FutexLock> g(mu_);
+    home_[p] = (int16_t)h;
   }
   f_.flush_all();
+}
+
+void Hlrc::learn_homes(size_t first, size_t count) {
+  if (first >= pages_) return;
+  count = std::min(count, pages_ - first);
+  // Node k keeps the words of the pages p with p % nodes == k: one read of
+  // the range from each node, of which every nodes-th word is its.
+  std::vector<uint64_t> words(count);
+  std::lock_guard<FutexLock> g(mu_);
+  for (int k = 0; k < nodes_; ++k) {
+    f_.get(k, dir_seg_.id, first * sizeof(uint64_t), words.data(), count * sizeof(uint64_t));
+    for (size_t p = first + (size_t)((k - (int)(first % nodes_) + nodes_) % nodes_); p < first + count; p += nodes_)
+      if (words[p - first] != 0 && home_[p] < 0) home_[p] = (int16_t)(words[p - first] - 1);
+  }
 }
 
 void Hlrc::gather_homes(size_t pages) {

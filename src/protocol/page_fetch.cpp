@@ -20,11 +20,12 @@
 // pages: the false-prefetch history.  Used and wasted count whole windows
 // (a window read up to its sentinel, or not).
 //
-// Strided streams: the third miss in a row at the same distance of 2 or
-// more pages from the one before (the rows of a matrix a transpose reads a
-// column block of, one page per row) brings the next kStrideWindow pages
-// along the stride that this node lacks, of the same home, each read on
-// its own and mapped readable (no sentinel: they count as used).
+// Strided streams: a run of misses at a constant stride (stride_run.hpp:
+// the rows of a matrix a transpose reads a column block of, one page per
+// row) brings the pages along the stride that this node lacks, of the same
+// home, each read on its own and mapped readable (no sentinel: they count
+// as used): kStrideWindow at the run's start, then twice the pages the run
+// has covered, at most kMaxPrefetchWindow.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -71,21 +72,19 @@ size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
 
 // No allocation here: this may run in the signal handler (hlrc.hpp).
 void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll) {
-  size_t done = 0;
-  for (size_t k = 1; k <= kStrideWindow; ++k) {
-    ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)k;
+  size_t window = read_run_.window(kStrideWindow, kMaxPrefetchWindow), done = 0;
+  for (; done < window; ++done) {
+    ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(done + 1);
     if (q < 0 || (size_t)q >= pages_ || state_[q] != kInvalid || has_twin_[q] || home_without_claim((size_t)q) != home)
       break;
     // Not waited for: a page not new enough at its home ends the run.
     if (fetch_pages((size_t)q, home, 0, false, can_poll) == 0) break;
     state_[q] = kReadOnly;
     region_->protect((size_t)q, 1, Prot::read);
-    ++done;
   }
   add(stats().prefetched, done);
   add(stats().prefetch_used, done);  // no sentinel: counted as used
-  // The next miss along this stride starts anew.
-  last_miss_ = miss_before_last_ = SIZE_MAX - 3;
+  read_run_.advanced(page, done);
 }
 
 void Hlrc::map_prefetched(size_t first, size_t count, size_t origin) {

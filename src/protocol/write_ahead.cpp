@@ -10,9 +10,17 @@
 // every kept page with its twin, so a page opened ahead and not written
 // costs a copy and a comparison (well under a microsecond), is named in no
 // notice, sends no diff, and is write-protected again.  A stream that stops
-// wastes at most twice as many pages as it used, or kMinWriteWindow.  A write miss in a stream (the
-// page is not valid here) fetches the missing pages after it from the same
-// home in the same read, and opens them the same way.
+// wastes at most twice as many pages as it used, or kMinWriteWindow.  A
+// write miss in a stream (the page is not valid here) fetches the missing
+// pages after it from the same home in the same read, and opens them the
+// same way.
+//
+// Writes at a constant stride (a transpose writing one column of blocks
+// down a matrix's rows, each row a few pages long) fault on every page just
+// the same: a run of write faults at a constant stride (stride_run.hpp)
+// opens the valid pages along the stride the same way, the window growing
+// with the run.  Both may open pages at
+// one fault: the rest of a row after the page, and the rows below it.
 //
 // Why it is safe: a kept page is exactly a page written in an interval
 // whose twin equals its content; every mechanism that handles those
@@ -36,12 +44,29 @@ size_t Hlrc::write_stream(size_t page) const {
   return behind == 0 ? 0 : std::min(kMaxWriteWindow, std::max(kMinWriteWindow, 2 * behind));
 }
 
+bool Hlrc::can_open_ahead(ptrdiff_t q) const {
+  return q >= 0 && (size_t)q < pages_ && state_[q] == kReadOnly && !kept_[q] && !has_twin_[q];
+}
+
 void Hlrc::open_write_window(size_t page) {
   size_t limit = write_stream(page), n = 0;
-  while (n < limit && page + 1 + n < pages_ && state_[page + 1 + n] == kReadOnly && !kept_[page + 1 + n] &&
-         !has_twin_[page + 1 + n])
-    ++n;
+  while (n < limit && can_open_ahead((ptrdiff_t)(page + 1 + n))) ++n;
   open_ahead(page + 1, n);
+  open_strided_window(page);
+}
+
+void Hlrc::open_strided_window(size_t page) {
+  if (cfg_.write_ahead != WriteAheadAxis::stream || kept_.empty()) return;
+  ptrdiff_t stride = write_run_.observe(page);
+  if (stride == 0) return;
+  // As for a stream: twice the pages the run has covered, within bounds.
+  size_t window = write_run_.window(kMinWriteWindow, kMaxWriteWindow), n = 0;
+  for (; n < window; ++n) {
+    ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(n + 1);
+    if (!can_open_ahead(q)) break;
+    open_ahead((size_t)q, 1);
+  }
+  write_run_.advanced(page, n);
 }
 
 void Hlrc::open_ahead(size_t first, size_t count) {
