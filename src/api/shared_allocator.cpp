@@ -114,7 +114,9 @@ void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placemen
   // serve the pages and locks others need to reach the barrier.
   protocol_->barrier();
   uint64_t off = f_.atomic_load(kMetaNode, meta_.id, kCollectiveOffset);
-  if (f_.rank() != 0 && bytes >= kPageBytes) protocol_->learn_homes(off / kPageBytes, round_up(bytes, kPageBytes) / kPageBytes);
+  // Whole pages were placed (smaller blocks share a chunk, placed nowhere).
+  if (f_.rank() != 0 && bytes >= kPageBytes)
+    protocol_->learn_homes(off / kPageBytes, round_up(bytes, kPageBytes) / kPageBytes);
   protocol_->barrier();  // nobody may reuse the slot before everyone read it
   return protocol_->region().app() + off;
 }

@@ -94,9 +94,9 @@ void Hlrc::learn_homes(size_t first, size_t count) {
   // Node k keeps the words of the pages p with p % nodes == k: one read of
   // the range from each node, of which every nodes-th word is its.
   std::vector<uint64_t> words(count);
-  std::lock_guard<FutexLock> g(mu_);
   for (int k = 0; k < nodes_; ++k) {
     f_.get(k, dir_seg_.id, first * sizeof(uint64_t), words.data(), count * sizeof(uint64_t));
+    std::lock_guard<FutexLock> g(mu_);
     for (size_t p = first + (size_t)((k - (int)(first % nodes_) + nodes_) % nodes_); p < first + count; p += nodes_)
       if (words[p - first] != 0 && home_[p] < 0) home_[p] = (int16_t)(words[p - first] - 1);
   }

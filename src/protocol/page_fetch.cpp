@@ -60,13 +60,13 @@ int Hlrc::home_without_claim(size_t page) {
   return h;
 }
 
+bool Hlrc::can_prefetch(ptrdiff_t q, int home) {
+  return q >= 0 && (size_t)q < pages_ && state_[q] == kInvalid && !has_twin_[q] && home_without_claim((size_t)q) == home;
+}
+
 size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
   size_t n = 0;
-  while (n < limit) {
-    size_t q = page + 1 + n;
-    if (q >= pages_ || state_[q] != kInvalid || has_twin_[q] || home_without_claim(q) != home) break;
-    ++n;
-  }
+  while (n < limit && can_prefetch((ptrdiff_t)(page + 1 + n), home)) ++n;
   return n;
 }
 
@@ -75,8 +75,7 @@ void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_po
   size_t window = read_run_.window(kStrideWindow, kMaxPrefetchWindow), done = 0;
   for (; done < window; ++done) {
     ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(done + 1);
-    if (q < 0 || (size_t)q >= pages_ || state_[q] != kInvalid || has_twin_[q] || home_without_claim((size_t)q) != home)
-      break;
+    if (!can_prefetch(q, home)) break;
     // Not waited for: a page not new enough at its home ends the run.
     if (fetch_pages((size_t)q, home, 0, false, can_poll) == 0) break;
     state_[q] = kReadOnly;

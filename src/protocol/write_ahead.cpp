@@ -4,9 +4,8 @@
 // `stream`, a write fault on a page whose predecessor is writable (a stream
 // of writes) also opens the valid pages after it, twice as many as the
 // stream has behind it (at least kMinWriteWindow, at most kMaxWriteWindow),
-// as kept pages of
-// the rewrite axis (rewrite_detection.cpp): writable, each with a twin of
-// its current content.  Nothing is assumed written: the release compares
+// as kept pages of the rewrite axis (rewrite_detection.cpp): writable, each
+// with a twin of its current content.  Nothing is assumed written: the release compares
 // every kept page with its twin, so a page opened ahead and not written
 // costs a copy and a comparison (well under a microsecond), is named in no
 // notice, sends no diff, and is write-protected again.  A stream that stops
@@ -19,8 +18,8 @@
 // down a matrix's rows, each row a few pages long) fault on every page just
 // the same: a run of write faults at a constant stride (stride_run.hpp)
 // opens the valid pages along the stride the same way, the window growing
-// with the run.  Both may open pages at
-// one fault: the rest of a row after the page, and the rows below it.
+// with the run.  Both may open pages at one fault: the rest of a row after
+// the page, and the rows below it.
 //
 // Why it is safe: a kept page is exactly a page written in an interval
 // whose twin equals its content; every mechanism that handles those
@@ -49,6 +48,7 @@ bool Hlrc::can_open_ahead(ptrdiff_t q) const {
 }
 
 void Hlrc::open_write_window(size_t page) {
+  if (cfg_.write_ahead != WriteAheadAxis::stream || kept_.empty()) return;
   size_t limit = write_stream(page), n = 0;
   while (n < limit && can_open_ahead((ptrdiff_t)(page + 1 + n))) ++n;
   open_ahead(page + 1, n);
@@ -56,7 +56,6 @@ void Hlrc::open_write_window(size_t page) {
 }
 
 void Hlrc::open_strided_window(size_t page) {
-  if (cfg_.write_ahead != WriteAheadAxis::stream || kept_.empty()) return;
   ptrdiff_t stride = write_run_.observe(page);
   if (stride == 0) return;
   // As for a stream: twice the pages the run has covered, within bounds.
