@@ -83,3 +83,27 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
                          "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
   endforeach()
 endforeach()
+
+# Write detection by scan (detect=scan: uffd's asynchronous write
+# protection and a page-table scan at release) changes when copies are
+# twinned and how writes are found, under every software preset: each at 2
+# and 4 nodes, plus the poll handler where faults are handed to a thread.
+# Where the kernel cannot scan, the nodes say so and detect by faults: the
+# runs are then reported as skipped (the unit tests check that scan mode
+# runs wherever the kernel has it).
+foreach(run_spec "async:interrupt:2" "async:interrupt:4" "ardmar:interrupt:2" "draw:interrupt:4"
+                 "newgen:interrupt:2" "genima:interrupt:2" "genima:interrupt:4" "genima:poll:4" "rdsm:interrupt:2"
+                 "rdsm:interrupt:4" "rdsm:poll:4")
+  string(REPLACE ":" ";" parts "${run_spec}")
+  list(GET parts 0 protocol)
+  list(GET parts 1 handler)
+  list(GET parts 2 nodes)
+  set(run $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --axes detect=scan --memory uffd
+          --handler ${handler} --timeout 600 --quiet)
+  set(suffix ${protocol}+detect-scan.${handler}.n${nodes})
+  add_test(NAME stress.${suffix} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${memory_seeds})
+  add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
+  set_tests_properties(stress.${suffix} sor.${suffix} PROPERTIES LABELS mp TIMEOUT 700 PASS_REGULAR_EXPRESSION
+                       "PASS" FAIL_REGULAR_EXPRESSION "FAIL" SKIP_REGULAR_EXPRESSION
+                       "writes are detected by faults|memory backend cannot run here")
+endforeach()

@@ -8,11 +8,17 @@
 //             mapping is invalid (minor/missing fault), a write-protected
 //             one is read-only (write-protect fault).  Faults arrive as
 //             SIGBUS.  One VMA whatever the protections.
+//   uffd, scan mode (writes_async): a write to a read-only page does not
+//             fault; the kernel lifts the page's protection and records
+//             that, and collect_written() finds those pages later (at a
+//             release); rearm() makes those to watch read-only again.
+//             Read-write then means the same as read.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/options.hpp"
 
@@ -45,12 +51,21 @@ class ProtectionBackend {
   // False when a fault of fault_signal() in the region cannot come from the
   // backend (nothing is registered): it is a real error, passed on.
   virtual bool expects_faults() const { return true; }
+  // Scan mode (see above); not in the signal handler.
+  virtual bool writes_async() const { return false; }
+  // Appends, in increasing order, the mapped pages written since they were
+  // last made read-only (by mapping or by rearm).
+  virtual void collect_written(std::vector<uint32_t> &) {}
+  // Makes read-only again the given pages (sorted, each mapped): their next
+  // writes are found by the next collect_written.
+  virtual void rearm(const std::vector<uint32_t> &) {}
 };
 
 // The application view [app, app + pages pages) is already mapped (with no
 // access for mprotect, read-write for uffd).  `sys` is the system view of
 // the same file, always read-write.
 std::unique_ptr<ProtectionBackend> make_mprotect_backend(uint8_t *app, size_t pages);
-std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, size_t pages);
+// `scan`: scan mode (the kernel must have it: uffd::scan_unavailable_reason).
+std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, size_t pages, bool scan);
 
 }  // namespace rdsm

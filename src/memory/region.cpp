@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "memory/uffd_sys.hpp"
 
 namespace rdsm {
 
@@ -139,7 +140,7 @@ size_t resolve_region_bytes(const Options &opt) {
   return opt.region_bytes;
 }
 
-SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data) {
+SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes) {
   bytes_ = data.bytes;
   sys_ = data.base;
   if (data.fd < 0) fatal("the fabric's data segment cannot be mapped twice (no file descriptor)");
@@ -170,7 +171,18 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data) {
           want);
   }
   app_ = static_cast<uint8_t *>(p);
-  backend_ = kind_ == MemoryBackend::uffd ? make_uffd_backend(app_, sys_, pages())
+  if (scan_writes) {
+    const std::string &why = kind_ == MemoryBackend::uffd
+                                 ? uffd::scan_unavailable_reason()
+                                 : std::string("it needs the uffd memory backend, and the mprotect backend runs");
+    if (!why.empty()) {
+      static bool said = false;  // once per process, by node 0
+      if (!said && opt.rank == 0) warn("writes are detected by faults, not by scans (detect=scan): %s", why.c_str());
+      said = true;
+      scan_writes = false;
+    }
+  }
+  backend_ = kind_ == MemoryBackend::uffd ? make_uffd_backend(app_, sys_, pages(), scan_writes)
                                           : make_mprotect_backend(app_, pages());
 }
 

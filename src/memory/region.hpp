@@ -22,8 +22,10 @@ constexpr size_t kPageBytes = 4096;
 class SharedRegion {
  public:
   // Maps the application view of `data` at opt.region_base with no access,
-  // under the backend choose_memory_backend(opt) picks.
-  SharedRegion(const Options &opt, const fabric::Segment &data);
+  // under the backend choose_memory_backend(opt) picks; `scan_writes` asks
+  // for its scan mode (backend.hpp), which runs if the backend has it (if
+  // not, node 0 says why, once).
+  SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes = false);
   ~SharedRegion();
   SharedRegion(const SharedRegion &) = delete;
   SharedRegion &operator=(const SharedRegion &) = delete;
@@ -46,6 +48,12 @@ class SharedRegion {
   void protect(size_t first, size_t count, Prot prot) {
     if (count) backend_->protect(first, count, prot);
   }
+
+  // Scan mode: writes to read-only pages do not fault; collect_written
+  // finds them, rearm watches them again (backend.hpp).
+  bool writes_async() const { return backend_->writes_async(); }
+  void collect_written(std::vector<uint32_t> &out) { backend_->collect_written(out); }
+  void rearm(const std::vector<uint32_t> &pages) { backend_->rearm(pages); }
 
   MemoryBackend memory_backend() const { return kind_; }
   // For the fault path (fault_dispatch.cpp): see ProtectionBackend.

@@ -12,12 +12,24 @@
 // A byte per page keeps the protection last set and whether the page may be
 // mapped, to pick the call; a range change is split into runs needing the
 // same call, so it costs a few system calls, not one per page.  Everything
-// here is async-signal-safe: the fault path calls protect() and repair()
-// from the SIGBUS handler.
-#include <cerrno>
+// here but collect_written is async-signal-safe: the fault path calls
+// protect() and repair() from the SIGBUS handler.
+//
+// Scan mode (backend.hpp) registers the same way with
+// UFFD_FEATURE_WP_ASYNC: a write to a write-protected page is let through
+// by the kernel, which clears the page's protection bit; PAGEMAP_SCAN finds
+// the pages whose bit is clear (collect_written, not signal-safe), and
+// rearm() sets it again on those the protocol watches (a home page nobody
+// copied is left alone: its writes need no notice, and so cost no fault).
+// Every page is mapped write-protected, read-write included.  The scan
+// walks page tables, so it covers only the 2 MiB chunks (one page table
+// each) where a page was ever mapped, kept in a bitmap that map() sets.
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -33,6 +45,7 @@ namespace {
 constexpr size_t kPage = 4096;
 constexpr uint8_t kProtMask = 3;
 constexpr uint8_t kMapped = 4;  // a page table entry may exist
+constexpr size_t kChunkPages = 512;  // pages under one page table
 
 enum class Op : uint8_t { nothing, zap, map_read, map_write, protect_write, unprotect_write };
 
@@ -49,9 +62,10 @@ Op op_for(uint8_t state, Prot to) {
 
 class UffdBackend final : public ProtectionBackend {
  public:
-  UffdBackend(uint8_t *app, uint8_t *sys, size_t pages) : app_(app), sys_(sys), pages_(pages) {
+  UffdBackend(uint8_t *app, uint8_t *sys, size_t pages, bool scan)
+      : app_(app), sys_(sys), pages_(pages), scan_(scan) {
     std::string why;
-    fd_ = uffd::open_fd(uffd::kFeatures, &why);
+    fd_ = uffd::open_fd(scan ? uffd::kScanFeatures : uffd::kFeatures, &why);
     if (fd_ < 0) fatal("the uffd memory backend cannot run here: %s; use --memory mprotect (RDSM_MEMORY=mprotect for a "
                             "program started without rdsm run)",
                             why.c_str());
@@ -62,10 +76,16 @@ class UffdBackend final : public ProtectionBackend {
     void *t = mmap(nullptr, pages_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (t == MAP_FAILED) fatal("cannot allocate the page state table of %zu KiB", pages_ >> 10);
     state_ = static_cast<uint8_t *>(t);
+    if (scan_) {
+      pagemap_fd_ = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+      if (pagemap_fd_ < 0) fatal("cannot open /proc/self/pagemap for the scan of written pages: %s", strerror(errno));
+      chunks_.assign((pages_ + kChunkPages * 64 - 1) / (kChunkPages * 64), 0);
+    }
   }
 
   ~UffdBackend() override {
     munmap(state_, pages_);
+    if (pagemap_fd_ >= 0) close(pagemap_fd_);
     close(fd_);
   }
 
@@ -76,7 +96,43 @@ class UffdBackend final : public ProtectionBackend {
       make_all_writable();
     } else {
       if (!registered_) reregister();
-      change(first, count, prot);
+      change(first, count, scan_ && prot == Prot::read_write ? Prot::read : prot);
+    }
+    mu_.unlock();
+  }
+
+  bool writes_async() const override { return scan_; }
+
+  void collect_written(std::vector<uint32_t> &out) override {
+    if (!scan_ || !registered_) return;
+    mu_.lock();
+    // Runs of chunks where pages were mapped, one scan each.
+    size_t chunks = (pages_ + kChunkPages - 1) / kChunkPages, c = 0;
+    while (c < chunks) {
+      uint64_t word = chunks_[c / 64] >> (c % 64);
+      if (word == 0) {
+        c = (c / 64 + 1) * 64;
+        continue;
+      }
+      c += (size_t)__builtin_ctzll(word);
+      size_t end = c;
+      while (end < chunks && (chunks_[end / 64] >> (end % 64) & 1)) ++end;
+      size_t first = c * kChunkPages, last = std::min(end * kChunkPages, pages_);
+      if (!uffd::scan_written(pagemap_fd_, app_, addr(first), (last - first) * kPage, out))
+        fatal("PAGEMAP_SCAN on the shared region failed: %s", strerror(errno));
+      c = end;
+    }
+    mu_.unlock();
+  }
+
+  void rearm(const std::vector<uint32_t> &pages) override {
+    if (!scan_ || !registered_ || pages.empty()) return;
+    mu_.lock();
+    for (size_t i = 0; i < pages.size();) {
+      size_t n = 1;
+      while (i + n < pages.size() && pages[i + n] == pages[i] + n) ++n;
+      write_protect(pages[i], n, true);
+      i += n;
     }
     mu_.unlock();
   }
@@ -87,7 +143,7 @@ class UffdBackend final : public ProtectionBackend {
   bool repair(size_t page, bool write) override {
     mu_.lock();
     Prot cur = Prot(state_[page] & kProtMask);
-    bool allowed = registered_ && (cur == Prot::read_write || (cur == Prot::read && !write));
+    bool allowed = registered_ && (cur == Prot::read_write || (cur == Prot::read && (!write || scan_)));
     if (allowed) {
       map(page, 1, cur == Prot::read);
       state_[page] |= kMapped;
@@ -133,6 +189,11 @@ class UffdBackend final : public ProtectionBackend {
   // peer may be writing at the same time.  A page found mapped already
   // (EEXIST: a racing repair) gets the asked-for write protection instead.
   void map(size_t first, size_t count, bool read_only) {
+    if (scan_) {
+      read_only = true;
+      for (size_t c = first / kChunkPages; c <= (first + count - 1) / kChunkPages; ++c)
+        chunks_[c / 64] |= uint64_t(1) << (c % 64);
+    }
     size_t done = 0, filled = ~size_t(0);
     while (done < count) {
       uffdio_continue c{};
@@ -184,24 +245,31 @@ class UffdBackend final : public ProtectionBackend {
   // Back to protections after make_all_writable: every page read-write and
   // possibly mapped.
   void reregister() {
-    memset(state_, uint8_t(uint8_t(Prot::read_write) | kMapped), pages_);
+    memset(state_, uint8_t(uint8_t(scan_ ? Prot::read : Prot::read_write) | kMapped), pages_);
     if (!uffd::register_range(fd_, app_, pages_ * kPage))
       fatal_signal_safe("cannot register the shared region with userfaultfd again");
     registered_ = true;
+    if (scan_) {  // any page may be mapped: all of them read-only, all scanned
+      write_protect(0, pages_, true);
+      memset(chunks_.data(), 0xff, chunks_.size() * sizeof(uint64_t));
+    }
   }
 
   uint8_t *app_, *sys_;
   size_t pages_;
   int fd_ = -1;
   uint8_t *state_ = nullptr;
+  bool scan_;
+  int pagemap_fd_ = -1;
+  std::vector<uint64_t> chunks_;  // scan mode: a bit per chunk where a page was mapped
   std::atomic<bool> registered_{true};  // read unlocked by expects_faults()
   FutexLock mu_;
 };
 
 }  // namespace
 
-std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, size_t pages) {
-  return std::make_unique<UffdBackend>(app, sys, pages);
+std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, size_t pages, bool scan) {
+  return std::make_unique<UffdBackend>(app, sys, pages, scan);
 }
 
 }  // namespace rdsm

@@ -130,6 +130,69 @@ bool unregister_range(int fd, void *addr, size_t bytes) {
   return ioctl(fd, UFFDIO_UNREGISTER, &r) == 0;
 }
 
+bool scan_written(int pagemap_fd, const uint8_t *base, const uint8_t *addr, size_t bytes,
+                  std::vector<uint32_t> &out) {
+  constexpr size_t kPage = 4096, kRegions = 256;
+  page_region vec[kRegions];
+  uintptr_t start = reinterpret_cast<uintptr_t>(addr), end = start + bytes;
+  while (start < end) {
+    pm_scan_arg a{};
+    a.size = sizeof a;
+    // CHECK_WPASYNC: an error rather than a wrong answer if the range is
+    // not under asynchronous write protection.
+    a.flags = PM_SCAN_CHECK_WPASYNC;
+    a.start = start;
+    a.end = end;
+    a.vec = reinterpret_cast<uintptr_t>(vec);
+    a.vec_len = kRegions;
+    // Present pages only: a page table entry the kernel never filled (or
+    // one dropped by an invalidation) reads as "not write-protected".
+    a.category_mask = a.return_mask = PAGE_IS_WRITTEN | PAGE_IS_PRESENT;
+    long n = ioctl(pagemap_fd, PAGEMAP_SCAN, &a);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return false;
+    }
+    for (long i = 0; i < n; ++i)
+      for (uint64_t p = vec[i].start; p < vec[i].end; p += kPage)
+        out.push_back((uint32_t)((p - reinterpret_cast<uintptr_t>(base)) / kPage));
+    // A full vector may have stopped the walk; judge by the count, since
+    // walk_end is the range's end whenever the walk itself finished.
+    if ((size_t)n < kRegions) break;
+    start = a.walk_end;
+  }
+  return true;
+}
+
+namespace {
+std::string scan_probe() {
+  const std::string &base = unavailable_reason();
+  if (!base.empty()) return base;
+  std::string why;
+  int fd = open_fd(kScanFeatures, &why);
+  if (fd < 0) return why;
+  close(fd);
+  int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (pm < 0) return std::string("cannot open /proc/self/pagemap: ") + strerror(errno);
+  // An empty scan of an unregistered range tells whether the ioctl exists.
+  pm_scan_arg a{};
+  a.size = sizeof a;
+  static char probe_page[4096] __attribute__((aligned(4096)));
+  a.start = reinterpret_cast<uintptr_t>(probe_page);
+  a.end = a.start + sizeof probe_page;
+  long r = ioctl(pm, PAGEMAP_SCAN, &a);
+  int e = errno;
+  close(pm);
+  if (r < 0) return std::string("the kernel has no PAGEMAP_SCAN (Linux 6.7 or newer is needed): ") + strerror(e);
+  return "";
+}
+}  // namespace
+
+const std::string &scan_unavailable_reason() {
+  static const std::string reason = scan_probe();
+  return reason;
+}
+
 const std::string &unavailable_reason() {
   static const std::string reason = probe();
   return reason;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <linux/userfaultfd.h>
 #include <string>
+#include <vector>
 #include <sys/ioctl.h>
 
 #ifndef UFFD_FEATURE_WP_UNPOPULATED
@@ -22,6 +23,24 @@
 #define USERFAULTFD_IOC_NEW _IO(0xAA, 0x00)
 #endif
 
+// The pagemap scan (Linux 6.7): finds the pages of a range whose write
+// protection a write lifted, and protects them again in the same call.
+#ifndef PAGEMAP_SCAN
+struct page_region {
+  __u64 start, end, categories;
+};
+struct pm_scan_arg {
+  __u64 size, flags, start, end, walk_end, vec, vec_len, max_pages, category_inverted, category_mask,
+      category_anyof_mask, return_mask;
+};
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#define PM_SCAN_WP_MATCHING (1 << 0)
+#define PM_SCAN_CHECK_WPASYNC (1 << 1)
+#define PAGE_IS_WPALLOWED (1 << 0)
+#define PAGE_IS_WRITTEN (1 << 1)
+#define PAGE_IS_PRESENT (1 << 3)
+#endif
+
 namespace rdsm::uffd {
 
 // Faults are delivered as SIGBUS to the faulting thread (no reader thread
@@ -29,6 +48,11 @@ namespace rdsm::uffd {
 // detected by write protection of the file's pages.
 constexpr uint64_t kFeatures = UFFD_FEATURE_SIGBUS | UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
 constexpr uint64_t kModes = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR | UFFDIO_REGISTER_MODE_WP;
+
+// Scan mode: write-protect faults are resolved by the kernel itself (no
+// signal), which only clears the page's protection; a pagemap scan at
+// release finds those pages.
+constexpr uint64_t kScanFeatures = kFeatures | UFFD_FEATURE_WP_ASYNC;
 
 // Opens a userfaultfd and enables `features`.  Returns the descriptor, or -1
 // with a sentence naming the cause in *why (permission, missing feature).
@@ -42,5 +66,16 @@ bool unregister_range(int fd, void *addr, size_t bytes);
 // Probes once (a page of a memfd mapped twice, registered, mapped read-only
 // with UFFDIO_CONTINUE_MODE_WP) and remembers the answer.
 const std::string &unavailable_reason();
+// Empty when scan mode can run here (the backend can, and the kernel has
+// UFFD_FEATURE_WP_ASYNC and PAGEMAP_SCAN); otherwise why not.
+const std::string &scan_unavailable_reason();
+
+// Appends to `out` the pages of [addr, addr+bytes), as page indices counted
+// from `base`, that are mapped and were written since they were last
+// write-protected: PAGEMAP_SCAN on `pagemap_fd` (/proc/self/pagemap).  The
+// pages stay as they are (the caller protects again those it wants to
+// watch).  Returns false with errno on failure.
+bool scan_written(int pagemap_fd, const uint8_t *base, const uint8_t *addr, size_t bytes,
+                  std::vector<uint32_t> &out);
 
 }  // namespace rdsm::uffd

@@ -18,7 +18,7 @@
 // learns a notice only after the writer's release made the diffs visible at
 // the home.  But pushed notices may run ahead (intervals of the next epoch,
 // after homes moved at a barrier this node has not finished), and those are
-// left to the miss.  Only read-only copies without a twin are refreshed (a page this
+// left to the miss.  Only read-only copies without unsent writes are refreshed (a page this
 // node wrote in the open interval goes the usual way), and only with
 // one-sided fetch, which reads a page without the home counting the copy
 // again.  The application thread is inside the acquire, so nothing reads
@@ -32,7 +32,7 @@
 namespace rdsm {
 
 bool Hlrc::refresh_instead(size_t page) {
-  if (reread_.empty() || state_[page] != kReadOnly || has_twin_[page]) return false;
+  if (reread_.empty() || state_[page] != kReadOnly || unreleased_writes(page)) return false;
   uint8_t &r = reread_[page];
   if ((r & kRoundsMask) == 0) return false;
   if (!(r & kPending)) r |= kPending;
@@ -60,6 +60,7 @@ void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {
       if (k < got) continue;
       // Not new enough at that home: dropped (fetch_pages counted it out).
       r |= kDropped;
+      free_twin(p);  // scan mode: the clean copy's twin
       state_[p] = kInvalid;
       batch.set(p, Prot::none);
       add(stats().invalidations);

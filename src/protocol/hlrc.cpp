@@ -51,7 +51,15 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
       fatal("protocol %s needs a fabric whose nodes share memory (one host, --fabric shm)", cfg_.name.c_str());
     region_ = std::make_unique<SharedRegion>(opt_, shared);
   } else {
-    region_ = std::make_unique<SharedRegion>(opt_, data_seg_);
+    region_ = std::make_unique<SharedRegion>(opt_, data_seg_, cfg_.detect == DetectAxis::scan);
+    scan_ = region_->writes_async();
+  }
+  if (scan_) {
+    // No write fault to save, and the home cannot tell when it starts
+    // writing a page (presets.hpp).
+    cfg_.rewrites = RewriteAxis::fault;
+    cfg_.write_ahead = WriteAheadAxis::off;
+    cfg_.whole = WholeAxis::off;
   }
   state_.reset(pages_);
   home_.reset(pages_);
@@ -237,9 +245,47 @@ void Hlrc::make_writable(size_t page) {
   region_->protect(page, 1, Prot::read_write);
 }
 
+void Hlrc::twin_fetched(size_t first, size_t count) {
+  for (size_t p = first; p < first + count; ++p) {
+    if (!has_twin_[p]) {
+      take_twin_slot(p);
+      has_twin_[p] = 1;
+      add(stats().twins);
+    }
+    memcpy(twin(p), region_->sys_page(p), kPageBytes);
+  }
+}
+
+void Hlrc::collect_scanned_writes() {
+  scanned_.clear();
+  rearm_.clear();
+  region_->collect_written(scanned_);
+  bool fenced = false;
+  for (uint32_t p : scanned_) {
+    if (state_[p] == kInvalid || state_[p] == kPrefetched) continue;  // not mapped: cannot be written
+    if (home_[p] == self_) {
+      if (untracked_[p]) continue;  // left writable until a copy is counted (close_interval)
+      // A home page nobody has a copy of needs no notice, and is left
+      // writable, untracked (hlrc.hpp), by the same fence: either the home
+      // sees a copy counted, or the copy holds these writes.
+      if (!fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
+      fenced = true;
+      if (!copied_at_home(p)) {
+        untracked_[p] = 1;
+        untracked_list_[untracked_count_++] = p;
+        continue;
+      }
+    }
+    note_written(p);
+    rearm_.push_back(p);
+  }
+  region_->rearm(rearm_);
+}
+
 bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
   uint8_t st = state_[page];
-  if (st == kWritable || (st == kReadOnly && !write)) return true;  // another thread got here first
+  // Another thread got here first; in scan mode a valid page takes writes.
+  if (st == kWritable || (st == kReadOnly && (!write || scan_))) return true;
   int home = home_[page];
   if (home < 0) {
     if (!remote) return false;
@@ -289,7 +335,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     }
   }
   add(write ? stats().write_faults : stats().read_faults);
-  if (home == self_ && !copied_at_home(page)) {
+  if (!scan_ && home == self_ && !copied_at_home(page)) {
     // Nobody has a copy: the home may write without noticing (see hlrc.hpp),
     // and so it may the home pages after it that nobody has copied either:
     // one fault and one protection change for a run of them.
@@ -306,15 +352,16 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
       }
     }
     region_->protect(page, n, Prot::read_write);
-  } else if (write) {
+  } else if (write && !scan_) {
     make_writable(page);
     if (opened_after)
       open_ahead(page + 1, opened_after);
     else
       open_write_window(page);
   } else {
-    // Reading needs no notice: home pages after it that were never mapped
-    // become readable with it (a home page's copy is always valid).
+    // Reading needs no notice (nor, in scan mode, writing): home pages after
+    // it that were never mapped become readable with it (a home page's copy
+    // is always valid).
     size_t n = 1;
     if (home == self_)
       while (n < kHomeFaultRun && page + n < pages_ && home_[page + n] == self_ && state_[page + n] == kInvalid) ++n;
@@ -361,14 +408,16 @@ void Hlrc::close_interval() {
   // what the last release saw, no untracked page has been copied since
   // (and a copy counted after this load is found at the next release):
   // the release then costs one load, not one per untracked page.
-  bool scan = false;
+  if (scan_) collect_scanned_writes();
+  bool recheck = false;
   if (untracked_count_) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     uint64_t firsts = first_copies_here().load(std::memory_order_seq_cst);
-    scan = firsts != first_copies_seen_;
+    recheck = firsts != first_copies_seen_;
     first_copies_seen_ = firsts;
   }
-  for (size_t i = 0; scan && i < untracked_count_;) {
+  rearm_.clear();
+  for (size_t i = 0; recheck && i < untracked_count_;) {
     uint32_t p = untracked_list_[i];
     if (copied_at_home(p)) {
       untracked_[p] = 0;
@@ -377,9 +426,14 @@ void Hlrc::close_interval() {
         maybe_written_[p] = 1;
         note_written(p);
       }
+      if (scan_) rearm_.push_back(p);  // watched from now on
     } else {
       ++i;
     }
+  }
+  if (!rearm_.empty()) {
+    std::sort(rearm_.begin(), rearm_.end());
+    region_->rearm(rearm_);
   }
   const bool keep = cfg_.rewrites == RewriteAxis::compare;
   ProtectionBatch batch(*region_);
@@ -417,7 +471,9 @@ void Hlrc::close_interval() {
       p |= kMaybeWritten;  // from here on `written` is the notice
     }
   }
-  propagate_diffs(dirty, id, keep);
+  // In scan mode a copy stays valid and write-protected after its release,
+  // so its twin is brought up to date as a kept page's is.
+  propagate_diffs(dirty, id, keep || scan_);
   if (keep) keep_written(written);
   publish_interval(id, written);
   notices_.add_own(self_, id, std::move(written));
@@ -437,6 +493,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   std::lock_guard<FutexLock> g(mu_);
   ProtectionBatch batch(*region_);
   std::vector<uint32_t> own_writes, refresh;
+  bool collected = false;  // scan mode: this node's writes so far are noted
   for (const Interval &iv : fresh) {
     if ((int)iv.writer == self_) continue;
     for (uint32_t entry : iv.pages) {
@@ -448,12 +505,19 @@ void Hlrc::apply_notices(const NoticeSet &s) {
         continue;
       }
       if (state_[p] == kInvalid) continue;
+      if (scan_ && !collected) {
+        collect_scanned_writes();
+        collected = true;
+      }
       if (refresh_instead(p)) {
         refresh.push_back(p);
         continue;
       }
       if (!reread_.empty()) reread_[p] |= kDropped;
-      if (has_twin_[p]) own_writes.push_back(p);
+      if (unreleased_writes(p))
+        own_writes.push_back(p);
+      else
+        free_twin(p);  // scan mode: a clean copy's twin
       if (state_[p] == kPrefetched) prefetch_dropped(p);
       if (!kept_.empty()) kept_[p] = 0;  // its twin goes with the diff below
       uncount_copy(p);

@@ -113,6 +113,17 @@ class Hlrc {
   static bool fault_in_signal(void *self, size_t page, bool write);
   // Makes an accessible page writable (twin if not home); mu_ held.
   void make_writable(size_t page);
+  // Scan mode (DetectAxis::scan): the backend lets writes to valid pages
+  // through, so a copy is twinned when it arrives (twin_fetched), and the
+  // written pages are found by a scan at release, or at an acquire that
+  // drops copies (collect_scanned_writes, which notes them as written and
+  // watches them again; a home page nobody copied becomes untracked).
+  bool scan_ = false;
+  void twin_fetched(size_t first, size_t count);
+  void collect_scanned_writes();
+  std::vector<uint32_t> scanned_, rearm_;
+  // The page holds this node's writes not yet sent home (a non-home copy).
+  bool unreleased_writes(size_t page) const { return scan_ ? written_[page] && has_twin_[page] : has_twin_[page]; }
   void note_written(size_t page);
   // This node's copy of a page is gone: it stops counting at the home.
   void uncount_copy(size_t page);

@@ -128,6 +128,9 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
   home_[p] = (int16_t)to;
   if (old >= 0) fault_point("home_migration");
   if (to == self_) {
+    // In scan mode every copy has a twin; released at this barrier, it is
+    // clean, and a home page needs none.
+    if (scan_) free_twin(p);
     if (old < 0 || has_twin_[p])
       fatal("internal error: page %zu moves its home here, but this node, its only writer, has %s", p,
             old < 0 ? "never known its home" : "an unsent twin");
@@ -155,7 +158,7 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     uint64_t seen = f_.cas(dir, dir_seg_.id, p * sizeof(uint64_t), (uint64_t)old + 1, (uint64_t)self_ + 1);
     if (seen != (uint64_t)old + 1)
       fatal("internal error: the directory of page %zu names node %d, not the old home %d", p, (int)seen - 1, old);
-    if (!copied_at_home(p)) {
+    if (!scan_ && !copied_at_home(p)) {
       // Nobody has counted a copy here yet: write it untracked, as a home
       // page nobody copied (hlrc.hpp).
       home_starts_writing(p);
@@ -185,6 +188,7 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
   if (written_[p]) written_[p] = 0;  // swept from the list by the caller
   if (state_[p] != kInvalid) {
     if (state_[p] == kPrefetched) prefetch_dropped(p);
+    free_twin(p);  // scan mode: the clean copy's twin
     state_[p] = kInvalid;
     batch.set(p, Prot::none);
     add(stats().invalidations);

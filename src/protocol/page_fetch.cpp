@@ -117,6 +117,7 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
       copied_[page + i] = 1;
       note_copy_base(page + i, page_word::kHome);  // not known here: none
     }
+    if (scan_) twin_fetched(page, got);
     return got;
   }
   size_t total = 1 + extra;
@@ -170,6 +171,7 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
   else
     f_.get_fresh(home, data_seg_.id, page * kPageBytes, data_seg_, page * kPageBytes, ok * kPageBytes);
   for (size_t i = 0; i < ok; ++i) resident_[page + i] = 1;
+  if (scan_) twin_fetched(page, ok);
   return ok;
 }
 

@@ -35,6 +35,15 @@ enum class PiecesAxis { runs, masked };
 // twins tells which were written (stream; needs rewrites=compare, whose
 // comparison it reuses: write_ahead.cpp).
 enum class WriteAheadAxis { off, stream };
+// How writes are detected: a write-protect fault on the first write of each
+// interval (sync), or no fault at all: the uffd backend's scan mode lets
+// writes through and a scan at release finds the written pages (scan; every
+// cached copy gets its twin when it is fetched, since no fault comes before
+// the write; the rewrite, write-ahead and whole-page axes, which exist to
+// save write faults or need the home to know when it starts writing, are
+// off).  scan needs the uffd backend on Linux 6.7 or newer; elsewhere sync
+// runs, with a line saying why.
+enum class DetectAxis { sync, scan };
 // software: the DSM keeps copies coherent; hardware: every node maps the same
 // memory and the machine keeps it coherent (the limit a DSM is measured against).
 enum class CoherenceAxis { software, hardware };
@@ -55,6 +64,7 @@ struct ProtocolConfig {
   WholeAxis whole = WholeAxis::off;
   PiecesAxis pieces = PiecesAxis::runs;
   WriteAheadAxis write_ahead = WriteAheadAxis::off;
+  DetectAxis detect = DetectAxis::sync;
 };
 
 // The preset used when none is named.
@@ -70,7 +80,7 @@ std::string protocol_names();
 // fetch=message|one-sided, claim=message|cas, diff=message|one-sided,
 // lock=manager|atomic, notices=lazy|eager, barrier=manager|atomic,
 // home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, whole=off|exclusive,
-// pieces=runs|masked, writeahead=off|stream).  The
+// pieces=runs|masked, writeahead=off|stream, detect=sync|scan).  The
 // name becomes "preset+axis=value,...".  Returns false and sets `error` on
 // an unknown axis or value.
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error);

@@ -15,7 +15,7 @@ struct TestRegion {
   fabric::Segment seg;
   Options opt;
   std::unique_ptr<SharedRegion> region;
-  TestRegion(size_t pages, const char *memory, uintptr_t base) {
+  TestRegion(size_t pages, const char *memory, uintptr_t base, bool scan = false) {
     seg.bytes = pages * kPageBytes;
     seg.fd = memfd_create("rdsm-test", 0);
     EXPECT_EQ(ftruncate(seg.fd, (off_t)seg.bytes), 0);
@@ -23,7 +23,7 @@ struct TestRegion {
     opt.region_bytes = seg.bytes;
     opt.region_base = base;
     opt.memory = memory;
-    region = std::make_unique<SharedRegion>(opt, seg);
+    region = std::make_unique<SharedRegion>(opt, seg, scan);
   }
   ~TestRegion() {
     region.reset();
