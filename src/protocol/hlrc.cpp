@@ -245,43 +245,6 @@ void Hlrc::make_writable(size_t page) {
   region_->protect(page, 1, Prot::read_write);
 }
 
-void Hlrc::twin_fetched(size_t first, size_t count) {
-  for (size_t p = first; p < first + count; ++p) {
-    if (!has_twin_[p]) {
-      take_twin_slot(p);
-      has_twin_[p] = 1;
-      add(stats().twins);
-    }
-    memcpy(twin(p), region_->sys_page(p), kPageBytes);
-  }
-}
-
-void Hlrc::collect_scanned_writes() {
-  scanned_.clear();
-  rearm_.clear();
-  region_->collect_written(scanned_);
-  bool fenced = false;
-  for (uint32_t p : scanned_) {
-    if (state_[p] == kInvalid || state_[p] == kPrefetched) continue;  // not mapped: cannot be written
-    if (home_[p] == self_) {
-      if (untracked_[p]) continue;  // left writable until a copy is counted (close_interval)
-      // A home page nobody has a copy of needs no notice, and is left
-      // writable, untracked (hlrc.hpp), by the same fence: either the home
-      // sees a copy counted, or the copy holds these writes.
-      if (!fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
-      fenced = true;
-      if (!copied_at_home(p)) {
-        untracked_[p] = 1;
-        untracked_list_[untracked_count_++] = p;
-        continue;
-      }
-    }
-    note_written(p);
-    rearm_.push_back(p);
-  }
-  region_->rearm(rearm_);
-}
-
 bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
   uint8_t st = state_[page];
   // Another thread got here first; in scan mode a valid page takes writes.

@@ -31,6 +31,8 @@
 //                kept writable, compared with their twins at release
 //   whole        whole_page_writes.cpp  diffs as runs / a dense diff of a page
 //                held exclusively at its home as one whole-page write
+//   detect       write_scan.cpp       write-protect faults / no fault: a scan of
+//                the page tables at release finds the written pages
 #pragma once
 #include <atomic>
 #include <cstdint>
