@@ -63,9 +63,11 @@ class ProtectionBackend {
 
 // The application view [app, app + pages pages) is already mapped (with no
 // access for mprotect, read-write for uffd).  `sys` is the system view of
-// the same file, always read-write.
+// the same file, always read-write; the file is `fd`, the views start at
+// `fd_offset` in it.
 std::unique_ptr<ProtectionBackend> make_mprotect_backend(uint8_t *app, size_t pages);
 // `scan`: scan mode (the kernel must have it: uffd::scan_unavailable_reason).
-std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, size_t pages, bool scan);
+std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, int fd, uint64_t fd_offset,
+                                                     size_t pages, bool scan);
 
 }  // namespace rdsm

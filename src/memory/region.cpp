@@ -182,7 +182,7 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool
       scan_writes = false;
     }
   }
-  backend_ = kind_ == MemoryBackend::uffd ? make_uffd_backend(app_, sys_, pages(), scan_writes)
+  backend_ = kind_ == MemoryBackend::uffd ? make_uffd_backend(app_, sys_, data.fd, data.fd_offset, pages(), scan_writes)
                                           : make_mprotect_backend(app_, pages());
 }
 

@@ -62,8 +62,8 @@ Op op_for(uint8_t state, Prot to) {
 
 class UffdBackend final : public ProtectionBackend {
  public:
-  UffdBackend(uint8_t *app, uint8_t *sys, size_t pages, bool scan)
-      : app_(app), sys_(sys), pages_(pages), scan_(scan) {
+  UffdBackend(uint8_t *app, uint8_t *sys, int file, uint64_t file_offset, size_t pages, bool scan)
+      : app_(app), sys_(sys), file_(file), file_offset_(file_offset), pages_(pages), scan_(scan) {
     std::string why;
     fd_ = uffd::open_fd(scan ? uffd::kScanFeatures : uffd::kFeatures, &why);
     if (fd_ < 0) fatal("the uffd memory backend cannot run here: %s; use --memory mprotect (RDSM_MEMORY=mprotect for a "
@@ -184,10 +184,16 @@ class UffdBackend final : public ProtectionBackend {
   }
 
   // Maps pages of the file into the view.  A page the file has never held
-  // (a hole) cannot be mapped by UFFDIO_CONTINUE: an atomic add of zero
-  // through the system view allocates it without changing a byte that a
-  // peer may be writing at the same time.  A page found mapped already
-  // (EEXIST: a racing repair) gets the asked-for write protection instead.
+  // (a hole) cannot be mapped by UFFDIO_CONTINUE.  At the first hole the
+  // rest of the run is allocated in one call (fallocate fills holes only,
+  // and a peer's write racing with it lands in the page either way: the
+  // kernel zeroes a page it allocates before anyone sees it); should that
+  // fail, an atomic add of zero through the system view allocates the one
+  // page without changing a byte that a peer may be writing at the same
+  // time.  (Page by page, a run of fresh pages cost two ioctls and a fault
+  // of the system view each: a program's first touch of its home pages.)
+  // A page found mapped already (EEXIST: a racing repair) gets the
+  // asked-for write protection instead.
   void map(size_t first, size_t count, bool read_only) {
     if (scan_) {
       read_only = true;
@@ -195,6 +201,7 @@ class UffdBackend final : public ProtectionBackend {
         chunks_[c / 64] |= uint64_t(1) << (c % 64);
     }
     size_t done = 0, filled = ~size_t(0);
+    bool run_allocated = false;
     while (done < count) {
       uffdio_continue c{};
       c.range = {reinterpret_cast<uintptr_t>(addr(first + done)), (count - done) * kPage};
@@ -208,6 +215,11 @@ class UffdBackend final : public ProtectionBackend {
         ++done;
       } else if (e == EFAULT || e == ENOENT) {
         size_t page = first + done;
+        if (!run_allocated) {
+          run_allocated = true;
+          if (fallocate(file_, 0, (off_t)(file_offset_ + page * kPage), (off_t)((count - done) * kPage)) == 0)
+            continue;
+        }
         if (filled == page) fatal_signal_safe("UFFDIO_CONTINUE keeps failing on a page of the shared region");
         filled = page;
         __atomic_fetch_add(reinterpret_cast<volatile uint64_t *>(sys_ + page * kPage), 0, __ATOMIC_RELAXED);
@@ -256,6 +268,8 @@ class UffdBackend final : public ProtectionBackend {
   }
 
   uint8_t *app_, *sys_;
+  int file_;              // the file both views map
+  uint64_t file_offset_;  // where the views start in it
   size_t pages_;
   int fd_ = -1;
   uint8_t *state_ = nullptr;
@@ -268,8 +282,9 @@ class UffdBackend final : public ProtectionBackend {
 
 }  // namespace
 
-std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, size_t pages, bool scan) {
-  return std::make_unique<UffdBackend>(app, sys, pages, scan);
+std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, int fd, uint64_t fd_offset,
+                                                     size_t pages, bool scan) {
+  return std::make_unique<UffdBackend>(app, sys, fd, fd_offset, pages, scan);
 }
 
 }  // namespace rdsm
