@@ -142,6 +142,7 @@ def figures():
                         get("max_us"), g))
     g = "faults at node 1 (micro_fault, 2 nodes)"
     f.append(Figure("fault_read_us", "read fault (fetch)", "us", "fault", get("read_us"), g))
+    f.append(Figure("fault_read_again_us", "read fault, page held before", "us", "fault", get("read_again_us"), g))
     f.append(Figure("fault_twin_us", "write fault, twin", "us", "fault", get("twin_us"), g))
     f.append(Figure("fault_home_us", "write fault, home page", "us", "fault", get("home_us"), g))
     return f
@@ -422,7 +423,7 @@ def main():
     # Runs whose counters show that a fault figure is not the fault it names.
     for p in [c.key for c in columns]:
         for res in results.get(("fault", p), []):
-            phases = ("read", "twin", "home")
+            phases = ("read", "twin", "home", "read_again")
             faults = [(res.get("%s_stats" % ph) or {}) for ph in phases]
             if all(st.get("read_faults") == 0 and st.get("write_faults") == 0 for st in faults):
                 # Memory the hardware keeps coherent (hw): nothing to fault on.
