@@ -4,6 +4,9 @@
 # once for every protocol preset with small counts and must succeed (every
 # program PASS, exit status 0) within 60 seconds.
 #
+# mp.uffd_delivery: micro_uffd_delivery (the kernel's fault delivery both ways)
+# runs and reads every page back right.
+#
 # mp.microbench_memory: --memory mprotect,uffd (preset rdsm only, to stay
 # short) must print, under every figure, a row per backend and a
 # uffd/mprotect row, and record both backends (asked for and run) in its
@@ -35,6 +38,11 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
                      -P ${CMAKE_CURRENT_LIST_FILE})
     # Serial for the same reason; about thirty jobs of up to four nodes.
     set_tests_properties(mp.microbench_memory PROPERTIES LABELS mp TIMEOUT 90 RUN_SERIAL TRUE)
+    # The fault-delivery probe (both ways: SIGBUS, handler thread) must run
+    # and read back every page right; skipped where uffd cannot run.
+    add_test(NAME mp.uffd_delivery COMMAND micro_uffd_delivery --pages 256 --rounds 3)
+    set_tests_properties(mp.uffd_delivery PROPERTIES LABELS mp TIMEOUT 60 SKIP_RETURN_CODE 77
+                         PASS_REGULAR_EXPRESSION "PASS micro_uffd_delivery")
   else()
     message(STATUS "python3 not found: the micro-benchmark smoke tests (mp.microbench_quick, "
                    "mp.microbench_memory) are not registered")

@@ -275,6 +275,27 @@ def columns_of(columns, preset, memories):
     return [by_memory[m] for m in memories]
 
 
+def uffd_delivery(build, quick):
+    """Runs micro_uffd_delivery once (it measures the kernel, not a preset):
+    its table as text and its figures, or None where uffd cannot run."""
+    prog = os.path.join(build, "apps", "micro_uffd_delivery")
+    if not os.path.exists(prog):
+        return None
+    with tempfile.TemporaryDirectory(prefix="rdsm-microbench-") as tmp:
+        path = os.path.join(tmp, "delivery.json")
+        args = [prog, "--json", path] + (["--pages", "256", "--rounds", "3"] if quick else [])
+        try:
+            done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if done.returncode != 0 or not os.path.exists(path):
+            return None
+        with open(path, encoding="utf-8") as fh:
+            figures = json.load(fh)
+    lines = [l for l in done.stdout.splitlines() if l.startswith("  ")]
+    return {"text": "".join(l + "\n" for l in lines), "figures": figures}
+
+
 def main():
     ap = argparse.ArgumentParser(description="Runs every rdsm micro-benchmark for every protocol preset "
                                              "and prints the figures side by side (medians of --repeat runs).")
@@ -450,6 +471,9 @@ def main():
         out.write("%s: the uffd median / the mprotect median (below 1.00: uffd faster).\n" % RATIO_ROW)
     for n in notes:
         out.write("note: %s\n" % n)
+    delivery = uffd_delivery(build, opts.quick) if "mprotect" not in ran or len(ran) > 1 else None
+    if delivery:
+        out.write("\nuffd fault delivery, the kernel alone (micro_uffd_delivery):\n%s" % delivery["text"])
     if failures:
         out.write("\n%d run(s) failed:\n" % len(failures))
         for e in failures:
@@ -475,6 +499,7 @@ def main():
             "failures": [{k: e[k] for k in ("program", "preset", "memory", "nodes", "handler", "repetition", "error")}
                          for e in failures],
             "notes": notes,
+            "uffd_delivery": delivery["figures"] if delivery else None,
         }
         try:
             with open(opts.json, "w", encoding="utf-8") as fh:

@@ -9,6 +9,13 @@
 // The kernel never splits the mapping, so any number of pages with
 // alternating protections costs one VMA.
 //
+// Faults arrive as SIGBUS in the faulting thread (UFFD_FEATURE_SIGBUS),
+// not as messages to a thread reading the descriptor: measured with
+// apps/micro_uffd_delivery, a read miss costs 4.3 us that way and 7.5 us
+// through a handler thread, a write-protect fault 5.0 against 7.2 us (the
+// thread way adds two thread switches, and on a node whose cores are all
+// computing the handler thread must first be scheduled).
+//
 // A byte per page keeps the protection last set and whether the page may be
 // mapped, to pick the call; a range change is split into runs needing the
 // same call, so it costs a few system calls, not one per page.  Everything
