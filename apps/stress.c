@@ -72,6 +72,7 @@ typedef struct mailbox {
 /* What each node reports to node 0. */
 typedef struct node_report {
   uint64_t errors;
+  uint64_t errors_by_round[2]; /* errors so far, posted at the end of each round (slot: the round's parity) */
   int64_t round, index, expected, got;
   char what[48];
 } node_report;
@@ -454,7 +455,15 @@ static void reset_private(ctx *c, uint64_t seed) {
   memset(c->counter_expected, 0, sizeof c->counter_expected);
 }
 
-/* Runs every round of the current seed; counts the rounds of each kind. */
+/* Runs the rounds of the current seed; counts the rounds of each kind.
+ * The seed ends at the first round in which any node found a mismatch: on
+ * data a broken protocol has corrupted, the rounds after it can crawl for
+ * minutes (chain waits that time out, counters that never settle) and say
+ * nothing more.  Each node posts its count before the barrier that ends the
+ * round and reads everyone's after it, so all nodes stop at the same round.
+ * The counts alternate between two slots: a node writes the slot of this
+ * round's parity again only after the next round's barrier, which every
+ * reader of this round's posts reaches after reading them. */
 static void run_rounds(ctx *c, long long rounds, int kinds[4]) {
   for (c->round = 0; c->round < rounds; ++c->round) {
     int kind = round_kind(c, c->round);
@@ -463,7 +472,12 @@ static void run_rounds(ctx *c, long long rounds, int kinds[4]) {
     else if (kind == 1) round_counters(c);
     else if (kind == 2) round_chains(c);
     else round_owners(c);
+    int slot = (int)(c->round & 1);
+    c->sh.reports[c->me].errors_by_round[slot] = c->errors;
     rdsm_barrier(); /* this round's checks end before the next round's writes */
+    uint64_t anywhere = 0;
+    for (int q = 0; q < c->nodes; ++q) anywhere += c->sh.reports[q].errors_by_round[slot];
+    if (anywhere) break;
   }
 }
 
