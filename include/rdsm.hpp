@@ -18,6 +18,10 @@
 #ifndef RDSM_HPP
 #define RDSM_HPP
 
+#if __cplusplus < 201703L
+#error "rdsm.hpp needs C++17 or newer (e.g. -std=c++17)"
+#endif
+
 #include <cstddef>
 #include <limits>
 #include <new>
