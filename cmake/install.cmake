@@ -1,6 +1,6 @@
 # `cmake --install BUILD --prefix P`: the library, headers, launcher, SPLASH
 # macro file, the python tools of `rdsm bench` / `rdsm report`, the
-# benchmark programs and the docs, plus what other builds use to find rdsm:
+# benchmark programs and the docs (README and the user guide), plus what other builds use to find rdsm:
 # a CMake package (find_package(rdsm) -> rdsm::rdsm), rdsm.pc for
 # pkg-config, the compiler wrappers rdsmcc / rdsmc++ and a make fragment for
 # SPLASH Makefiles.  Every file finds the others relative to itself, so the
@@ -20,8 +20,10 @@ install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHIN
 install(FILES splash/c.m4.rdsm ${RDSM_GENERATED_DIR}/rdsm.mk DESTINATION ${RDSM_INSTALL_SPLASH_DIR})
 install(FILES tools/rdsm_bench.py tools/rdsm_report.py tools/rdsm_build_query.py tools/bench_apps.json
         DESTINATION ${RDSM_INSTALL_DATA_DIR}/tools)
+# The guide goes under docs/ beside the README, as in the sources, so that
+# their links to each other hold in the installed tree too.
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} OPTIONAL)
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # `rdsm bench` runs the programs of <libexecdir>/rdsm/apps with the launcher
 # it finds next to them.

@@ -70,6 +70,12 @@ void *rdsm_root(int slot);
 /* Locks are numbered 0 .. rdsm_lock_count()-1; they need no creation. */
 int rdsm_lock_count(void);
 void rdsm_lock(int lock_id);
+/* rdsm_lock without waiting: returns 1 with the lock taken, exactly as
+ * rdsm_lock would (the writes its previous holders released are visible),
+ * if no node holds the lock or waits for it; returns 0, changing nothing,
+ * if one does.  It may ask the lock's manager node, but never waits for
+ * the lock itself.  A lock this node holds is an error, as for rdsm_lock. */
+int rdsm_trylock(int lock_id);
 void rdsm_unlock(int lock_id);
 
 void rdsm_barrier(void);

@@ -6,6 +6,7 @@
 //     std::vector<int, rdsm::allocator<int>> hits(64);    // elements in shared memory
 //     rdsm::mutex m(7);                                   // lock id 7
 //     { std::lock_guard<rdsm::mutex> g(m); ... }
+//     if (std::unique_lock<rdsm::mutex> g(m, std::try_to_lock); g) { ... }
 //     rdsm::barrier();
 //   }
 //
@@ -16,6 +17,10 @@
 // call, as in C.
 #ifndef RDSM_HPP
 #define RDSM_HPP
+
+#if __cplusplus < 201703L
+#error "rdsm.hpp needs C++17 or newer (e.g. -std=c++17)"
+#endif
 
 #include <cstddef>
 #include <limits>
@@ -54,12 +59,15 @@ inline void release() { rdsm_release(); }
 inline void acquire() { rdsm_acquire(); }
 
 // A job-wide lock, named by its id (0 .. lock_count()-1; no creation
-// needed): BasicLockable, so std::lock_guard and std::unique_lock take it.
-// Unlocking publishes this node's writes to the next holder.
+// needed): Lockable, so std::lock_guard, std::unique_lock (try_to_lock
+// too), std::scoped_lock and std::try_lock take it.  Unlocking publishes
+// this node's writes to the next holder; locking, or a try_lock that
+// returns true, sees what the previous holders published.
 class mutex {
  public:
   explicit mutex(int id) : id_(id) {}
   void lock() { rdsm_lock(id_); }
+  bool try_lock() { return rdsm_trylock(id_) != 0; }
   void unlock() { rdsm_unlock(id_); }
   int id() const { return id_; }
 

@@ -107,3 +107,41 @@ foreach(run_spec "async:interrupt:2" "async:interrupt:4" "ardmar:interrupt:2" "d
                        "PASS" FAIL_REGULAR_EXPRESSION "FAIL" SKIP_REGULAR_EXPRESSION
                        "writes are detected by faults|memory backend cannot run here")
 endforeach()
+
+# rdsm_trylock and rdsm::mutex as a standard Lockable (tests/mp/progs:
+# trylock.c, mutex_try.cpp): a try that finds the lock busy, the writes of
+# the previous holder seen after a try, exact counters under tried and
+# waited-for locks; under every preset at 1, 2 and 4 nodes, the C program
+# with both handler modes (manager locks answer tries from handlers), and
+# each lock axis on a preset whose notices travel the other way.
+foreach(protocol ${RDSM_TEST_PROTOCOLS})
+  foreach(nodes 1 2 4)
+    foreach(handler ${RDSM_TEST_HANDLERS})
+      if(nodes EQUAL 1 AND handler STREQUAL poll)
+        continue()
+      endif()
+      set(run $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --handler ${handler} --timeout 120 --quiet)
+      add_test(NAME trylock.${protocol}.${handler}.n${nodes} COMMAND ${run} $<TARGET_FILE:mp_trylock>)
+      set_tests_properties(trylock.${protocol}.${handler}.n${nodes} PROPERTIES LABELS "mp;trylock" TIMEOUT 150
+                           PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+    endforeach()
+    set(name mutex_try.${protocol}.n${nodes})
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --timeout 120 --quiet
+                                  $<TARGET_FILE:mp_mutex_try>)
+    set_tests_properties(${name} PROPERTIES LABELS "mp;trylock" TIMEOUT 150 PASS_REGULAR_EXPRESSION "PASS"
+                                            FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()
+foreach(variant "async:lock=atomic" "genima:lock=manager")
+  string(REPLACE ":" ";" parts "${variant}")
+  list(GET parts 0 protocol)
+  list(GET parts 1 axes)
+  string(REPLACE "=" "-" axes_name "${axes}")
+  foreach(handler ${RDSM_TEST_HANDLERS})
+    set(name trylock.${protocol}+${axes_name}.${handler}.n4)
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n 4 --protocol ${protocol} --axes ${axes} --handler
+                                  ${handler} --timeout 120 --quiet $<TARGET_FILE:mp_trylock>)
+    set_tests_properties(${name} PROPERTIES LABELS "mp;trylock" TIMEOUT 150 PASS_REGULAR_EXPRESSION "PASS"
+                                            FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()

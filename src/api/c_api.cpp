@@ -18,7 +18,7 @@ void check_lock(const char *call, Runtime &rt, int id) {
               n);
 }
 
-// The locks this node holds through rdsm_lock, so that unlocking one it does
+// The locks this node holds through rdsm_lock or rdsm_trylock, so that unlocking one it does
 // not hold is reported in the caller's terms.
 std::vector<uint8_t> &held_locks(Runtime &rt) {
   static std::vector<uint8_t> held((size_t)rt.protocol->lock_count());
@@ -58,6 +58,13 @@ void rdsm_lock(int lock_id) {
   check_lock("rdsm_lock", rt, lock_id);
   rt.protocol->lock(lock_id);
   held_locks(rt)[(size_t)lock_id] = 1;
+}
+int rdsm_trylock(int lock_id) {
+  Runtime &rt = runtime_for("rdsm_trylock");
+  check_lock("rdsm_trylock", rt, lock_id);
+  if (!rt.protocol->try_lock(lock_id)) return 0;
+  held_locks(rt)[(size_t)lock_id] = 1;
+  return 1;
 }
 void rdsm_unlock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_unlock");

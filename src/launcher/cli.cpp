@@ -12,6 +12,7 @@
 
 #include "bootstrap/node_file.hpp"
 #include "common/options.hpp"
+#include "launcher/install_paths.hpp"
 #include "launcher/program_path.hpp"
 #include "protocol/presets.hpp"
 
@@ -397,7 +398,7 @@ CommandLine parse_command_line(int argc, char **argv) {
 }
 
 std::string general_help() {
-  return "usage: rdsm run -n N [options] program [args...]\n"
+  return std::string("usage: rdsm run -n N [options] program [args...]\n") +
          "       rdsm run --help\n"
          "       rdsm bench [options]      (rdsm bench --help)\n"
          "       rdsm report FILE.json [--out DIR]\n"
@@ -410,7 +411,10 @@ std::string general_help() {
          "commands:\n"
          "  run     start a job and wait for it (see `rdsm run --help`)\n"
          "  bench   run the applications over protocols and node counts, write one JSON file\n"
-         "  report  print tables and draw the seeds' figures (PNG) from a bench JSON file\n";
+         "  report  print tables and draw the seeds' figures (PNG) from a bench JSON file\n"
+         "\n"
+         "user guide: " +
+         guide_path() + "\n";
 }
 
 std::string run_help() {
@@ -439,9 +443,9 @@ std::string run_help() {
   s += "\nprotocols: " + protocol_names() + "\naxes (for --axes): " + axes_help() +
        "\n"
        "\n"
-       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_HANDLER,\n"
-       "RDSM_MEMORY, RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE, RDSM_LOCKS and\n"
-       "RDSM_HANG_TIMEOUT when set.\n"
+       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_AXES,\n"
+       "RDSM_HANDLER, RDSM_MEMORY, RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE,\n"
+       "RDSM_LOCKS and RDSM_HANG_TIMEOUT when set.\n"
        "\n"
        "memory backends: uffd (userfaultfd: no limit on the region from\n"
        "vm.max_map_count) and mprotect (portable; the region is limited by\n"
@@ -454,7 +458,13 @@ std::string run_help() {
        "exit status: 0 when every node called rdsm_finalize (or never used rdsm) and\n"
        "exited with 0; the status of the first node that failed (128+signal if it was\n"
        "killed); 124 on --timeout; 130/143 when interrupted by SIGINT/SIGTERM;\n"
-       "2 for a mistake in the command line.\n";
+       "2 for a mistake in the command line.\n"
+       "\n"
+       "user guide: " +
+       guide_path() +
+       "\n"
+       "  (protocols.md: choosing a protocol and axes; statistics.md: the summary\n"
+       "  and --stats; limits.md: region size, memory backends, failures)\n";
   return s;
 }
 

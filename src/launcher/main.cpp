@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "launcher/cli.hpp"
+#include "launcher/install_paths.hpp"
 #include "launcher/job.hpp"
 #include "launcher/python_tools.hpp"
 #include "launcher/stats_json.hpp"
@@ -41,7 +42,7 @@ int main(int argc, char **argv) {
   switch (cl.action) {
     case Action::help: fputs(general_help().c_str(), stdout); return 0;
     case Action::run_help: fputs(run_help().c_str(), stdout); return 0;
-    case Action::version: printf("rdsm %s\n", kVersion); return 0;
+    case Action::version: printf("rdsm %s\nuser guide: %s\n", kVersion, guide_path().c_str()); return 0;
     case Action::run: return run(cl.run);
   }
   return 0;

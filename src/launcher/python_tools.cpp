@@ -1,13 +1,14 @@
 #include "launcher/python_tools.hpp"
 
 #include <cerrno>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unistd.h>
 #include <vector>
+
+#include "launcher/install_paths.hpp"
 
 #if !defined(RDSM_TOOLS_DIR) || !defined(RDSM_INSTALLED_TOOLS_DIR) || !defined(RDSM_INSTALLED_PROGRAMS_DIR)
 #error "RDSM_TOOLS_DIR (the source tree's tools/) and the installed tools and programs directories must be defined"
@@ -21,18 +22,6 @@ struct Tool {
   const char *script;
 };
 const Tool kTools[] = {{"bench", "rdsm_bench.py"}, {"report", "rdsm_report.py"}};
-
-// The directory of this executable: the build tree, whose programs the
-// tools run by default, or the installed tree's bin directory.
-std::string own_directory() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  buf[n] = '\0';
-  std::string path(buf);
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
 }  // namespace
 
 int run_python_tool(int argc, char **argv) {

@@ -505,21 +505,24 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   refresh_copies(refresh);
 }
 
-void Hlrc::lock(int id) {
+bool Hlrc::take_lock(int id, bool try_only) {
   ScopedTimer t(stats().lock_wait_ns);
   f_.poll();
   sync::Bytes request = cfg_.lock == LockAxis::manager ? vc_bytes() : sync::Bytes{};
-  sync::Bytes got = locks_->acquire(id, request, while_waiting());
+  std::optional<sync::Bytes> got =
+      try_only ? locks_->try_acquire(id, request) : locks_->acquire(id, request, while_waiting());
+  if (!got) return false;
   if (cfg_.lock == LockAxis::manager) {
-    if (!got.empty()) apply_notices(decode_or_die(got, "a lock grant"));
-  } else if (!got.empty()) {
+    if (!got->empty()) apply_notices(decode_or_die(*got, "a lock grant"));
+  } else if (!got->empty()) {
     // The last releaser's timestamp: everything it knew must be known here.
-    VClock target(got.size() / 4);
-    memcpy(target.data(), got.data(), target.size() * 4);
+    VClock target(got->size() / 4);
+    memcpy(target.data(), got->data(), target.size() * 4);
     catch_up(target);
   }
   fault_point("lock_held");
   add(stats().lock_acquires);
+  return true;
 }
 
 void Hlrc::unlock(int id) {

@@ -71,7 +71,10 @@ class Hlrc {
   const ProtocolConfig &config() const { return cfg_; }
 
   // Synchronisation (application threads).
-  void lock(int id);
+  void lock(int id) { take_lock(id, false); }
+  // lock() if the lock is free (no node holds it or waits for it), with
+  // the same acquire; false, at once, if it is not.
+  bool try_lock(int id) { return take_lock(id, true); }
   void unlock(int id);
   int lock_count() const { return locks_->lock_count(); }
   void barrier() { barrier_impl(true); }
@@ -99,6 +102,8 @@ class Hlrc {
   enum PageState : uint8_t { kInvalid = 0, kReadOnly = 1, kWritable = 2, kPrefetched = 3 };
   static constexpr size_t kFirstPrefetchWindow = 4;  // GeNIMA's N
   static constexpr size_t kMaxPrefetchWindow = 64;   // pages per fault, at most
+
+  bool take_lock(int id, bool try_only);
 
   // ---- faults and intervals (hlrc.cpp)
   // Makes the faulting access possible; mu_ held.  `remote` allows home

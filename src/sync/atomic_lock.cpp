@@ -18,13 +18,31 @@ AtomicLocks::AtomicLocks(fabric::Fabric &f, int lock_count, size_t kept_bytes)
 }
 
 Bytes AtomicLocks::acquire(int id, const Bytes &, const std::function<void()> &while_waiting) {
-  if (held_[id])
-    api_error("rdsm_lock", "lock %d is already held by this node; locks are not recursive: unlock it first", id);
+  if (held_[id]) already_held("rdsm_lock", id);
   int m = manager_of(id);
   uint64_t rec = record(id);
   uint64_t ticket = f_.fetch_add(m, seg_.id, rec + kNext, 1);
   if (f_.atomic_load(m, seg_.id, rec + kServing) != ticket)
     backoff_until([&] { return f_.atomic_load(m, seg_.id, rec + kServing) == ticket; }, while_waiting);
+  return take(id);
+}
+
+std::optional<Bytes> AtomicLocks::try_acquire(int id, const Bytes &) {
+  if (held_[id]) already_held("rdsm_trylock", id);
+  int m = manager_of(id);
+  uint64_t rec = record(id);
+  // Free means no ticket beyond the one being served: take exactly that
+  // one, and only if nobody took it meanwhile.  Both counters only grow and
+  // next >= serving, so a next still equal to the serving value read
+  // before means serving has not moved either.
+  uint64_t serving = f_.atomic_load(m, seg_.id, rec + kServing);
+  if (f_.cas(m, seg_.id, rec + kNext, serving, serving + 1) != serving) return std::nullopt;
+  return take(id);
+}
+
+Bytes AtomicLocks::take(int id) {
+  int m = manager_of(id);
+  uint64_t rec = record(id);
   held_[id] = 1;
   uint64_t len = f_.atomic_load(m, seg_.id, rec + kKeptLen);
   Bytes kept(len);

@@ -7,10 +7,20 @@
 // releaser for the requester (the protocol puts its write notices there), so
 // a lock transfer costs at most three messages and a re-acquire by the last
 // holder costs none.
+//
+// A try goes the same way, but the tail answers at once: if it holds the
+// token idle (the lock is free: nobody holds it or asked for it after the
+// tail), it grants it to the trier just as it would a request; otherwise it
+// answers busy, and the queue stays as it was.  Either way it tells the
+// manager, which makes the trier the tail only on a grant.  Until it hears,
+// the manager holds back the other requests and tries for that lock, so
+// every request is forwarded to the tail that really follows it.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +43,9 @@ class LockService final : public Locks {
   // Blocks until this node holds the lock.  Returns the grant payload; empty
   // when the token was already here (no other node held it since).
   Bytes acquire(int id, const Bytes &request, const std::function<void()> &while_waiting) override;
+  // Free here (the token idle at this node): taken without a message;
+  // otherwise the manager and the tail decide (above).
+  std::optional<Bytes> try_acquire(int id, const Bytes &request) override;
   // Manager locks keep nothing with the lock: the grant is built by hooks.
   void release(int id, const Bytes &kept) override;
   bool held(int id) override;
@@ -42,13 +55,33 @@ class LockService final : public Locks {
     bool has_token = false;
     bool held = false;
     bool granted = false;
+    bool busy = false;  // a try of this node was answered busy
     int waiter = -1;
     Bytes waiter_request;
     Bytes grant;
   };
+  // What the manager knows of a lock it manages.
+  struct Managed {
+    int tail = -1;          // the last requester; -1: none yet (the token is at the manager)
+    bool deciding = false;  // a try was forwarded to the tail, whose answer is awaited
+    // Requests and tries that came while deciding: their type and message.
+    std::deque<std::pair<fabric::MsgType, Bytes>> held_back;
+  };
   Local &local(int id);  // with mu_ held
-  void on_request(const fabric::Message &m);
+  // Lock (try_only false) or try (true): the path both share.
+  std::optional<Bytes> obtain(int id, const Bytes &request, bool try_only);
+  // At the manager: a request / a try, as the message that carried it.
+  void on_request(const uint8_t *msg, size_t len);
+  void on_try(const uint8_t *msg, size_t len);
+  // At the manager: the tail answered a try (granted or not).
+  void on_try_done(int id, int requester, bool granted);
   void on_forward(int id, int requester, const uint8_t *req, size_t len);
+  // At the tail, with mu_ held: grants the lock to a trier if it is free
+  // here.  Returns the message to send the trier (outside mu_): a grant,
+  // or empty for busy.
+  Bytes grant_if_free(int id, int requester, const uint8_t *req, size_t len);
+  // Sends the trier its grant, or busy when `grant` is empty.
+  void answer_try(int id, int requester, const Bytes &grant);
   // Gives up the token; returns the grant message to send (outside mu_).
   Bytes grant_to(int id, Local &l, int requester, const uint8_t *req, size_t len);
 
@@ -57,7 +90,7 @@ class LockService final : public Locks {
   LockHooks hooks_;
   std::mutex mu_;
   std::unordered_map<int, Local> locals_;
-  std::unordered_map<int, int> tail_;  // at the manager: last requester of each lock it manages
+  std::unordered_map<int, Managed> managed_;  // at the manager: the locks it manages
 };
 
 }  // namespace rdsm::sync

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace rdsm::sync {
@@ -18,6 +19,10 @@ class Locks {
   // locks return what the last releaser kept with the lock (empty if none).
   // `while_waiting` runs now and then while the lock is busy.
   virtual Bytes acquire(int id, const Bytes &request, const std::function<void()> &while_waiting) = 0;
+  // The same acquire, tried once: takes the lock and returns what acquire
+  // would if no node holds it or is waiting for it, and nothing otherwise,
+  // without waiting for the lock (only for the answer to one question).
+  virtual std::optional<Bytes> try_acquire(int id, const Bytes &request) = 0;
   // `kept` is stored with the lock for the next acquirer (atomic locks).
   virtual void release(int id, const Bytes &kept) = 0;
   virtual bool held(int id) = 0;
@@ -29,6 +34,9 @@ class Barrier {
   // Blocks until every node arrived; returns the departure payload.
   virtual Bytes wait(const Bytes &arrival, const std::function<void()> &while_waiting) = 0;
 };
+
+// Ends the job: `call` asked for lock `id`, which this node holds already.
+[[noreturn]] void already_held(const char *call, int id);
 
 // Polls `ready` with a growing pause (yield, then short sleeps): remote
 // atomics give no wake-up, and spinning hard would starve the very node

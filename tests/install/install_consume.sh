@@ -19,7 +19,8 @@ cmake --install "$build" --prefix "$P" >/dev/null
 for f in bin/rdsm bin/rdsmcc bin/rdsmc++ include/rdsm.h include/rdsm_splash.h include/rdsm_splash_types.h \
          lib/librdsm.a lib/pkgconfig/rdsm.pc lib/cmake/rdsm/rdsmConfig.cmake lib/cmake/rdsm/rdsmTargets.cmake \
          share/rdsm/splash/c.m4.rdsm share/rdsm/splash/rdsm.mk share/rdsm/tools/rdsm_bench.py \
-         share/rdsm/tools/rdsm_report.py share/doc/rdsm/README.md; do
+         share/rdsm/tools/rdsm_report.py share/doc/rdsm/README.md share/doc/rdsm/docs/README.md \
+         share/doc/rdsm/docs/first_program.md; do
   [ -e "$P/$f" ] || fail "$f is not installed"
 done
 [ ! -e "$src/include/rdsm.hpp" ] || [ -e "$P/include/rdsm.hpp" ] || fail "include/rdsm.hpp is not installed"
@@ -28,6 +29,9 @@ done
 mv "$P" "$work/moved"
 P=$work/moved
 rdsm=$P/bin/rdsm
+# It points its users to the guide installed with it.
+[ "$("$rdsm" --version | sed -n 's/^user guide: //p')" = "$P/share/doc/rdsm/docs/README.md" ] ||
+  fail "rdsm --version does not name the installed guide: $("$rdsm" --version)"
 
 run2() {  # run2 NAME PROGRAM: runs it on 2 nodes, wants its PASS line
   local out

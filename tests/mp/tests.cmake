@@ -61,7 +61,7 @@ rdsm_mp_test(interrupt_term 40 interrupt.sh ${RDSM_MP_EXE} TERM $<TARGET_FILE:mp
 # Misuse of the API ends the program with a message naming the call.
 foreach(case_call lock_before_init:rdsm_lock double_init:rdsm_init lock_negative:rdsm_lock
                   lock_past_end:rdsm_lock malloc_zero:rdsm_malloc malloc_huge:rdsm_malloc
-                  root_slot:rdsm_publish_root)
+                  root_slot:rdsm_publish_root trylock_before_init:rdsm_trylock trylock_past_end:rdsm_trylock)
   string(REPLACE ":" ";" parts ${case_call})
   list(GET parts 0 case)
   list(GET parts 1 call)

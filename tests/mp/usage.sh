@@ -61,16 +61,25 @@ chmod 644 "$MP_TMP/not-executable"
 usage_error "cannot run program '$MP_TMP/not-executable': it is not executable" run -n 2 "$MP_TMP/not-executable"
 usage_error "cannot run program '$MP_TMP': it is a directory" run -n 2 "$MP_TMP"
 
-# Requests for help and the version.
+# Requests for help and the version; each names the user guide, which is
+# there.
+guide_named() {
+  local guide
+  guide=$(sed -n 's/^user guide: //p' "$MP_TMP/out")
+  [ -n "$guide" ] || fail "rdsm $1: does not name the user guide"
+  [ -f "$guide" ] || fail "rdsm $1: the user guide it names, $guide, is not there"
+}
 for args in "--help" "run --help" "run -n 2 --help"; do
   # shellcheck disable=SC2086
   run_cmd 10 "$RDSM" $args
   [ "$STATUS" -eq 0 ] || fail "rdsm $args: exit status $STATUS"
   grep -q "usage: rdsm run" "$MP_TMP/out" || fail "rdsm $args: no usage text"
+  guide_named "$args"
 done
 run_cmd 10 "$RDSM" --version
 [ "$STATUS" -eq 0 ] || fail "rdsm --version: exit status $STATUS"
 grep -Eq '^rdsm [0-9]+\.[0-9]+' "$MP_TMP/out" || fail "rdsm --version: no version number"
+guide_named --version
 
 # Options end at the program: what follows belongs to it, --help included.
 rm -f "$TRACE"

@@ -5,6 +5,7 @@
  * failure.
  *   unlock_not_held   rdsm_unlock(3) without rdsm_lock(3)
  *   lock_twice        rdsm_lock(3) twice (locks are not recursive)
+ *   trylock_held      rdsm_lock(3), then rdsm_trylock(3)
  *   barrier_some      only node 0 calls rdsm_barrier, the others finalize
  *   after_finalize    rdsm_barrier after rdsm_finalize
  *   publish_private   rdsm_publish_root(0, p) with p on the stack
@@ -61,6 +62,11 @@ int main(int argc, char **argv) {
     rdsm_lock(3);
     rdsm_lock(3);
     return returned("locking a lock twice");
+  }
+  if (strcmp(c, "trylock_held") == 0) {
+    rdsm_lock(3);
+    rdsm_trylock(3);
+    return returned("trying a lock this node holds");
   }
   if (strcmp(c, "barrier_some") == 0) {
     if (rdsm_rank() == 0) rdsm_barrier();

@@ -2,13 +2,15 @@
  * the program with a message naming the call; if the call returns instead,
  * this program says so and exits with status 0, which the test counts as a
  * failure.
- *   lock_before_init   rdsm_lock(0) before rdsm_init
- *   double_init        rdsm_init twice
- *   lock_negative      rdsm_lock(-1)
- *   lock_past_end      rdsm_lock(rdsm_lock_count())
- *   malloc_zero        rdsm_malloc(0)
- *   malloc_huge        rdsm_malloc(64 MiB); run with a 16 MiB region
- *   root_slot          rdsm_publish_root(99, p) */
+ *   lock_before_init     rdsm_lock(0) before rdsm_init
+ *   trylock_before_init  rdsm_trylock(0) before rdsm_init
+ *   double_init          rdsm_init twice
+ *   lock_negative        rdsm_lock(-1)
+ *   lock_past_end        rdsm_lock(rdsm_lock_count())
+ *   trylock_past_end     rdsm_trylock(rdsm_lock_count())
+ *   malloc_zero          rdsm_malloc(0)
+ *   malloc_huge          rdsm_malloc(64 MiB); run with a 16 MiB region
+ *   root_slot            rdsm_publish_root(99, p) */
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +35,11 @@ int main(int argc, char **argv) {
     return returned("a lock before initialisation");
   }
 
+  if (strcmp(c, "trylock_before_init") == 0) {
+    rdsm_trylock(0);
+    return returned("a trylock before initialisation");
+  }
+
   rdsm_init(&argc, &argv);
   if (strcmp(c, "double_init") == 0) {
     rdsm_init(&argc, &argv);
@@ -45,6 +52,10 @@ int main(int argc, char **argv) {
   if (strcmp(c, "lock_past_end") == 0) {
     rdsm_lock(rdsm_lock_count());
     return returned("lock id lock_count()");
+  }
+  if (strcmp(c, "trylock_past_end") == 0) {
+    rdsm_trylock(rdsm_lock_count());
+    return returned("trylock of lock id lock_count()");
   }
   if (strcmp(c, "malloc_zero") == 0) {
     void *p = rdsm_malloc(0);
