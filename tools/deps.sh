@@ -2,9 +2,16 @@
 # Makes sure the Debian packages rdsm builds and tests with are installed.
 # As root it installs what is missing with apt-get; otherwise it names the
 # packages and the command to install them, and fails.
+# With --mpi it also wants Open MPI, for builds with -DRDSM_MPI=ON.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ clang libgtest-dev python3 python3-matplotlib procps m4 pkg-config spin)
+for arg in "$@"; do
+  case "$arg" in
+    --mpi) packages+=(libopenmpi-dev openmpi-bin) ;;
+    *) echo "usage: $0 [--mpi]" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

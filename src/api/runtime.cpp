@@ -41,7 +41,6 @@ void runtime_start(int *, char ***) {
 void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool keep_stats) {
   auto rt = std::make_unique<Runtime>();
   rt->opt = opt;
-  set_diagnostic_node(rt->opt.launched || !rt->opt.node_fds.empty() ? rt->opt.rank : -1);
   const ProtocolConfig *preset = find_protocol(rt->opt.protocol);
   if (!preset)
     fatal("unknown protocol '%s' (RDSM_PROTOCOL); set RDSM_PROTOCOL to one of: %s", rt->opt.protocol.c_str(),
@@ -50,6 +49,12 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   std::string axis_error;
   if (!apply_axes(chosen, rt->opt.axes, axis_error)) fatal("RDSM_AXES=%s: %s", rt->opt.axes.c_str(), axis_error.c_str());
   const ProtocolConfig *cfg = &chosen;
+  rt->fabric = fabric::make_fabric(rt->opt);
+  // A fabric that starts the job itself (mpi) knows rank and size only now.
+  rt->opt.rank = rt->fabric->rank();
+  rt->opt.nodes = rt->fabric->nodes();
+  const bool in_job = rt->opt.launched || !rt->opt.node_fds.empty() || rt->opt.fabric != "shm";
+  set_diagnostic_node(in_job ? rt->opt.rank : -1);
   if (rt->opt.launched) {
     std::vector<int> fds = parse_fd_list(rt->opt.node_fds, rt->opt.nodes);
     rt->node_block = map_node_block(fds[rt->opt.rank]);
@@ -60,7 +65,6 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
              rt->opt.handler == HandlerMode::poll ? "poll" : "interrupt");
   }
   arm_fault_injection(rt->opt.fault, rt->opt.rank);
-  rt->fabric = fabric::make_fabric(rt->opt);
   // The segments whose size does not depend on the job's size first, in
   // this order, then the protocol's data segment: a fork-join master keeps
   // them all from one job to the next (see fork_join.hpp).

@@ -48,6 +48,19 @@ long parse_int(const char *name, const char *v, long lo, long hi) {
     fatal("%s=%s is not a whole number in %ld..%ld", name, v, lo, hi);
   return x;
 }
+
+// The number of processes an MPI launcher started, from the variables it
+// gives every process (Open MPI's mpirun, MPICH's Hydra); 0 when no MPI
+// launcher started this one.
+long mpi_launch_size() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char *v = env(name)) {
+      char *end = nullptr;
+      long n = strtol(v, &end, 10);
+      if (end && !*end && n > 0) return n;
+    }
+  return 0;
+}
 }  // namespace
 
 Options options_from_environment() {
@@ -64,7 +77,12 @@ Options options_from_environment() {
   }
   if (const char *v = env("RDSM_PROTOCOL")) o.protocol = v;
   if (const char *v = env("RDSM_AXES")) o.axes = v;
-  if (const char *v = env("RDSM_FABRIC")) o.fabric = v;
+  if (const char *v = env("RDSM_FABRIC")) {
+    o.fabric = v;
+  } else if (!o.launched && mpi_launch_size() > 1) {
+    o.fabric = "mpi";
+    o.mpi_launched = true;
+  }
   if (const char *v = env("RDSM_HANDLER")) {
     if (!strcmp(v, "interrupt")) o.handler = HandlerMode::interrupt;
     else if (!strcmp(v, "poll")) o.handler = HandlerMode::poll;

@@ -20,6 +20,10 @@ struct Options {
   std::string protocol = "rdsm";   // RDSM_PROTOCOL
   std::string axes;                // RDSM_AXES: per-axis overrides of the preset, "lock=atomic,..."
   std::string fabric = "shm";      // RDSM_FABRIC
+  // Started by an MPI launcher (mpirun, mpiexec, srun) with more than one
+  // process and neither RDSM_FABRIC nor RDSM_NODES set: the fabric is mpi,
+  // and rank and node count come from MPI when the fabric starts.
+  bool mpi_launched = false;
   HandlerMode handler = HandlerMode::interrupt;  // RDSM_HANDLER=interrupt|poll
   size_t region_bytes = 0;                       // RDSM_REGION_SIZE (K/M/G/T suffixes); 0: the default
                                                  // for the memory backend (memory/region.hpp)

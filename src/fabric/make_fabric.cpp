@@ -4,11 +4,34 @@
 #include "common/error.hpp"
 #include "fabric/fabric.hpp"
 #include "fabric/shm_fabric.hpp"
+#ifdef RDSM_HAVE_MPI
+#include "fabric/mpi_fabric.hpp"
+#endif
 
 namespace rdsm::fabric {
 
+namespace {
+#ifdef RDSM_HAVE_MPI
+constexpr const char *kFabricNames = "shm, mpi";
+#else
+constexpr const char *kFabricNames = "shm (mpi needs a build configured with -DRDSM_MPI=ON)";
+#endif
+}  // namespace
+
 std::unique_ptr<Fabric> make_fabric(const Options &opt) {
-  if (opt.fabric != "shm") fatal("RDSM_FABRIC=%s is not a fabric; the available fabrics are: shm", opt.fabric.c_str());
+  if (opt.fabric == "mpi") {
+#ifdef RDSM_HAVE_MPI
+    return std::make_unique<MpiFabric>(opt);
+#else
+    if (opt.mpi_launched)
+      fatal("this program was started by an MPI launcher, but this rdsm was built without the mpi fabric; build "
+            "rdsm with the CMake option -DRDSM_MPI=ON, or start the program with `rdsm run -n N prog`");
+    fatal("RDSM_FABRIC=mpi: this rdsm was built without the mpi fabric; build it with the CMake option "
+          "-DRDSM_MPI=ON");
+#endif
+  }
+  if (opt.fabric != "shm")
+    fatal("RDSM_FABRIC=%s is not a fabric; the available fabrics are: %s", opt.fabric.c_str(), kFabricNames);
   // Started alone, the program is a job of one node and makes its own file;
   // otherwise whoever started the nodes (launcher, fork-join master) named them.
   bool given = !opt.node_fds.empty();

@@ -283,6 +283,10 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   }
 
   if (auto v = fabric.value(&source, "fabric")) {
+    // The mpi fabric's nodes are started by the MPI's own launcher.
+    if (*v == "mpi")
+      throw UsageError("the mpi fabric (" + source + ") is not started by `rdsm run`: build rdsm with -DRDSM_MPI=ON "
+                       "and start the program with `mpirun -n N prog`");
     if (!one_of(*v, kFabrics))
       throw UsageError("unknown fabric " + quoted(*v) + " (" + source + "); the fabrics are: " +
                        join(kFabrics, ", "));

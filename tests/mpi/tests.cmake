@@ -1,0 +1,34 @@
+# The mpi fabric (built with -DRDSM_MPI=ON): processes started by mpirun on
+# this host, as a user starts any MPI program.
+set(RDSM_MPIRUN ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG})
+# Root is how CI runs; more ranks than cores is how a small machine runs 4.
+set(RDSM_MPIRUN_FLAGS --allow-run-as-root --oversubscribe)
+
+add_executable(mpi_fetch_latency ${CMAKE_CURRENT_SOURCE_DIR}/mpi/fetch_latency.cpp)
+target_include_directories(mpi_fetch_latency PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(mpi_fetch_latency PRIVATE rdsm_runtime)
+foreach(handler interrupt poll)
+  add_test(NAME mpi.fetch_latency.${handler}
+           COMMAND ${RDSM_MPIRUN} 2 ${RDSM_MPIRUN_FLAGS} $<TARGET_FILE:mpi_fetch_latency> --handler ${handler}
+                   --iterations 1000)
+  set_tests_properties(mpi.fetch_latency.${handler} PROPERTIES LABELS "mp;mpi" TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+
+# The correctness programs of protocol_matrix.cmake on the mpi fabric, along
+# the same preset x node-count axes: started by mpirun with no rdsm launcher,
+# the nodes take rank and size from MPI and choose the mpi fabric
+# themselves.  Fewer presets and seeds than on shm: every one-sided
+# operation here costs the target's progress thread a turn on a CPU.
+set(RDSM_MPI_TEST_PROTOCOLS async genima rdsm)
+set(RDSM_MPI_STRESS_SEEDS 1:2)
+foreach(protocol ${RDSM_MPI_TEST_PROTOCOLS})
+  foreach(nodes 2 4)
+    set(run ${CMAKE_COMMAND} -E env RDSM_PROTOCOL=${protocol} ${RDSM_MPIRUN} ${nodes} ${RDSM_MPIRUN_FLAGS})
+    set(suffix ${protocol}.mpi.n${nodes})
+    add_test(NAME stress.${suffix} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${RDSM_MPI_STRESS_SEEDS})
+    add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
+    set_tests_properties(stress.${suffix} sor.${suffix} PROPERTIES LABELS "mp;mpi" TIMEOUT 900
+                         PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()
