@@ -46,6 +46,13 @@ install(FILES ${RDSM_GENERATED_DIR}/rdsmConfig.cmake ${RDSM_GENERATED_DIR}/rdsmC
 # pkg-config, the compiler wrappers and the SPLASH make fragment: paths
 # relative to where each file is installed.
 set(RDSM_LINK_LIBS "-lrdsm -lstdc++ -lm -pthread")
+set(RDSM_CXX_LINK_LIBS "-lrdsm -lm -pthread")
+# A library built with sanitizers calls into their runtimes: every program
+# linked with it must be linked with them too.
+if(RDSM_SANITIZE)
+  string(APPEND RDSM_LINK_LIBS " -fsanitize=address,undefined")
+  string(APPEND RDSM_CXX_LINK_LIBS " -fsanitize=address,undefined")
+endif()
 file(RELATIVE_PATH RDSM_PREFIX_FROM_PKGCONFIG ${CMAKE_INSTALL_PREFIX}/${RDSM_INSTALL_PKGCONFIG_DIR} ${CMAKE_INSTALL_PREFIX})
 file(RELATIVE_PATH RDSM_PREFIX_FROM_BIN ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR} ${CMAKE_INSTALL_PREFIX})
 file(RELATIVE_PATH RDSM_PREFIX_FROM_SPLASH ${CMAKE_INSTALL_PREFIX}/${RDSM_INSTALL_SPLASH_DIR} ${CMAKE_INSTALL_PREFIX})
@@ -61,7 +68,7 @@ set(RDSM_WRAPPER_NAME rdsmc++)
 set(RDSM_WRAPPER_LANGUAGE C++)
 set(RDSM_WRAPPER_COMPILER ${CMAKE_CXX_COMPILER})
 set(RDSM_WRAPPER_COMPILER_ENV RDSM_CXX)
-set(RDSM_WRAPPER_LIBS "-lrdsm -lm -pthread")
+set(RDSM_WRAPPER_LIBS "${RDSM_CXX_LINK_LIBS}")
 configure_file(cmake/rdsm_wrapper.in ${RDSM_GENERATED_DIR}/rdsmc++ @ONLY)
 install(PROGRAMS ${RDSM_GENERATED_DIR}/rdsmcc ${RDSM_GENERATED_DIR}/rdsmc++ DESTINATION ${CMAKE_INSTALL_BINDIR})
 configure_file(splash/rdsm.mk.in ${RDSM_GENERATED_DIR}/rdsm.mk @ONLY)
