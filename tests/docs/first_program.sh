@@ -93,6 +93,11 @@ for i in "${!commands[@]}"; do
   c=" ${commands[$i]} "
   c=${c// include / $src/include }
   c=${c// build\// $build/}
+  # A sanitizer build's library needs the sanitizer runtimes at link time
+  # (the installed wrappers add them by themselves).
+  if grep -q '^RDSM_SANITIZE:BOOL=ON$' "$build/CMakeCache.txt" && [[ $c == *" -o "* ]]; then
+    c="$c -fsanitize=address,undefined "
+  fi
   commands[$i]=$c
 done
 run_commands "$dir" "${commands[@]}"
