@@ -7,6 +7,7 @@
 #include "common/fault_inject.hpp"
 #include "protocol/presets.hpp"
 #include "stats/stats.hpp"
+#include "stats/trace.hpp"
 
 namespace rdsm {
 
@@ -55,6 +56,8 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->opt.nodes = rt->fabric->nodes();
   const bool in_job = rt->opt.launched || !rt->opt.node_fds.empty() || rt->opt.fabric != "shm";
   set_diagnostic_node(in_job ? rt->opt.rank : -1);
+  trace::begin_node(rt->opt.trace, rt->opt.rank, rt->opt.nodes);  // before the node's threads start
+  trace::name_thread("compute");
   if (rt->opt.launched) {
     std::vector<int> fds = parse_fd_list(rt->opt.node_fds, rt->opt.nodes);
     rt->node_block = map_node_block(fds[rt->opt.rank]);
@@ -108,8 +111,12 @@ void runtime_leave(bool last, const RuntimeHook &after_barrier) {
   Runtime &rt = *g_runtime;
   rt.protocol->finish();
   if (after_barrier) after_barrier(rt);
+  trace::end_node();
   // After the last protocol barrier no node sends another message.
   rt.fabric->barrier();
+  // Without a launcher to merge the trace's parts, node 0 does, once every
+  // node has written its own (before the barrier above).
+  if (last && !rt.opt.launched && rt.opt.rank == 0 && !rt.opt.trace.empty()) trace::merge_parts(rt.opt.trace);
   rt.fabric->stop();
   rt.heartbeat.reset();  // not watched from here on (a fork-join master goes on alone)
   if (rt.node_block) {

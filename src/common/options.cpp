@@ -124,6 +124,7 @@ Options options_from_environment() {
         fatal("%s=%s is not a memory backend; use mprotect or uffd", name, v);
       o.memory = v;
     }
+  if (const char *v = env("RDSM_TRACE")) o.trace = v;
   if (const char *v = env("RDSM_FAULT")) {
     std::string error;
     if (!parse_fault_spec(v, error)) fatal("RDSM_FAULT=%s: %s", v, error.c_str());

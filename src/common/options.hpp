@@ -44,6 +44,7 @@ struct Options {
   // RDSM_HANG_TIMEOUT: a node whose heartbeat stops this long is hung (0:
   // never).  The launcher watches its nodes; a fork-join master, its workers.
   double hang_seconds = 5;
+  std::string trace;  // RDSM_TRACE: write a timeline trace (stats/trace.hpp) to this file
   std::string fault;  // RDSM_FAULT=POINT:NODE[:N[:ACTION]]: fault injection for tests (common/fault_inject.hpp)
 };
 

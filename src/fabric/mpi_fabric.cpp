@@ -16,6 +16,7 @@
 #include "common/error.hpp"
 #include "fabric/mpi_environment.hpp"
 #include "stats/stats.hpp"
+#include "stats/trace.hpp"
 
 namespace rdsm::fabric {
 
@@ -101,6 +102,7 @@ void MpiFabric::sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) {
     std::lock_guard<std::mutex> g(send_mu_);
     check(MPI_Isend(total ? out->data.data() : kEmpty, (int)total, MPI_BYTE, dst, (int)type, msg_comm_, &out->req),
           "MPI_Isend");
+    trace::sent(dst, type, total);  // in the order MPI keeps
     sends_.push_back(std::move(out));
   }
   add(stats().messages_sent);
@@ -141,9 +143,10 @@ void MpiFabric::deliver(NodeId src, MsgType type, const void *data, size_t len) 
     InHandler mark;
     handlers_[type](Message{src, type, len ? data : kEmpty, len});
   }
-  uint64_t dt = now_ns() - t0;
+  uint64_t t1 = now_ns(), dt = t1 - t0;
   add(stats().handler_ns, dt);
   add(stats().handler_ns_by_type[type], dt);
+  trace::handled(src, type, len, t0, t1);
 }
 
 // Receives and delivers what has arrived, up to a batch.  Under dispatch_.
@@ -241,9 +244,15 @@ void MpiFabric::start() {
   if (delivering_.exchange(true)) return;
   stopping_.store(false);
   if (mode_ == HandlerMode::interrupt)
-    thread_ = std::thread([this] { handler_loop(); });
+    thread_ = std::thread([this] {
+      trace::name_thread("handler");
+      handler_loop();
+    });
   else
-    thread_ = std::thread([this] { progress_loop(); });
+    thread_ = std::thread([this] {
+      trace::name_thread("progress");
+      progress_loop();
+    });
 }
 
 void MpiFabric::stop() {

@@ -14,6 +14,7 @@
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "stats/stats.hpp"
+#include "stats/trace.hpp"
 
 namespace rdsm::fabric {
 
@@ -214,6 +215,7 @@ void ShmFabric::sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) {
     ring_doorbell(dst);
     left -= flen;
   } while (left > 0);
+  trace::sent(dst, type, total);  // under the ring's lock: in the ring's order
   o.lock.unlock();
   add(stats().messages_sent);
   add(stats().message_bytes, total);
@@ -352,9 +354,10 @@ void ShmFabric::deliver(NodeId src, MsgType type, const void *data, size_t len) 
     InHandler mark;
     h(Message{src, type, len ? data : kEmpty, len});
   }
-  uint64_t dt = now_ns() - t0;
+  uint64_t t1 = now_ns(), dt = t1 - t0;
   add(stats().handler_ns, dt);
   add(stats().handler_ns_by_type[type], dt);
+  trace::handled(src, type, len, t0, t1);
 }
 
 // One round over the backlog and every inbound ring; returns the work done
@@ -476,7 +479,10 @@ void ShmFabric::set_handler(MsgType type, Handler h) {
 void ShmFabric::start() {
   if (delivering_.exchange(true)) return;
   stopping_.store(false);
-  if (mode_ == HandlerMode::interrupt) handler_thread_ = std::thread([this] { handler_loop(); });
+  if (mode_ == HandlerMode::interrupt) handler_thread_ = std::thread([this] {
+    trace::name_thread("handler");
+    handler_loop();
+  });
 }
 
 void ShmFabric::stop() {

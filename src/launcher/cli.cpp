@@ -25,7 +25,7 @@ constexpr long kMaxLocks = 1L << 24;
 const char *const kFabrics[] = {"shm"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
-enum class Flag { nodes, protocol, axes, handler, memory, fabric, placement, region_size, locks, stats, timeout, hang_timeout, quiet, help };
+enum class Flag { nodes, protocol, axes, handler, memory, fabric, placement, region_size, locks, stats, trace, timeout, hang_timeout, quiet, help };
 
 struct FlagSpec {
   Flag flag;
@@ -46,6 +46,9 @@ const FlagSpec kFlags[] = {
     {Flag::region_size, "region-size", 0, "SIZE", "size of the shared region, e.g. 512M or 4G (default: a 64G reservation under uffd; under mprotect as much as vm.max_map_count allows)"},
     {Flag::locks, "locks", 0, "K", "number of lock ids (default 65536)"},
     {Flag::stats, "stats", 0, "FILE", "write the job's statistics to FILE as JSON"},
+    {Flag::trace, "trace", 0, "FILE",
+     "write a timeline of every node's faults, fetches, locks, barriers and messages to FILE (trace-event JSON, "
+     "for Perfetto or chrome://tracing)"},
     {Flag::timeout, "timeout", 0, "SECONDS", "end the job if it runs longer (exit status 124)"},
     {Flag::hang_timeout, "hang-timeout", 0, "SECONDS",
      "end the job when a node makes no progress this long (stopped, frozen; default 5, 0: never)"},
@@ -159,13 +162,35 @@ void check_limits(int nodes) {
                      "unlimited`");
 }
 
+// A file the job writes at its end (--stats, --trace): checked now, rather
+// than after the job has run.  It is written as FILE.tmp, then renamed.
+std::string output_file(const std::string &text, const std::string &source, const char *example) {
+  if (text.empty()) throw UsageError(source + " needs a file name, e.g. " + source + " " + example);
+  std::string dir = ".";
+  size_t slash = text.rfind('/');
+  if (slash != std::string::npos) dir = slash == 0 ? "/" : text.substr(0, slash);
+  if (slash + 1 == text.size())
+    throw UsageError(source + " " + quoted(text) + " names a directory, not a file; give a file name, e.g. " + text +
+                     example);
+  std::string probe = text + ".tmp";
+  int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    close(fd);
+    unlink(probe.c_str());
+  } else if (errno != EEXIST) {
+    throw UsageError(source + " " + quoted(text) + ": cannot write in directory " + quoted(dir) + ": " +
+                     strerror(errno) + "; give a path in a directory you can write to");
+  }
+  return text;
+}
+
 RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
   Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, memory{{}, "RDSM_MEMORY"},
       old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"},
       placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"},
-      hang{{}, "RDSM_HANG_TIMEOUT"};
+      hang{{}, "RDSM_HANG_TIMEOUT"}, trace{{}, "RDSM_TRACE"};
   std::optional<std::string> stats_text, timeout_text;
   RunConfig cfg;
   *wants_help = false;
@@ -229,6 +254,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       case Flag::region_size: region.flag_value = value; break;
       case Flag::locks: locks.flag_value = value; break;
       case Flag::stats: stats_text = value; break;
+      case Flag::trace: trace.flag_value = value; break;
       case Flag::timeout: timeout_text = value; break;
       case Flag::hang_timeout: hang.flag_value = value; break;
       case Flag::quiet: cfg.quiet = true; break;
@@ -346,26 +372,14 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     cfg.hang_seconds = t;
   }
 
-  if (stats_text) {
-    if (stats_text->empty()) throw UsageError("--stats needs a file name, e.g. --stats stats.json");
-    std::string dir = ".";
-    size_t slash = stats_text->rfind('/');
-    if (slash != std::string::npos) dir = slash == 0 ? "/" : stats_text->substr(0, slash);
-    if (slash + 1 == stats_text->size())
-      throw UsageError("--stats " + quoted(*stats_text) + " names a directory, not a file; give a file name, e.g. " +
-                       *stats_text + "stats.json");
-    // The file is written at the end as FILE.tmp, then renamed: make sure
-    // now that it can be, rather than after the job has run.
-    std::string probe = *stats_text + ".tmp";
-    int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      close(fd);
-      unlink(probe.c_str());
-    } else if (errno != EEXIST) {
-      throw UsageError("--stats " + quoted(*stats_text) + ": cannot write in directory " + quoted(dir) + ": " +
-                       strerror(errno) + "; give a path in a directory you can write to");
+  if (stats_text) cfg.stats_file = output_file(*stats_text, "--stats", "stats.json");
+  if (auto v = trace.value(&source, "trace")) {
+    cfg.trace_file = output_file(*v, source, "trace.json");
+    // The nodes write beside it from their own working directories.
+    if (cfg.trace_file[0] != '/') {
+      char cwd[4096];
+      if (getcwd(cwd, sizeof cwd)) cfg.trace_file = std::string(cwd) + "/" + cfg.trace_file;
     }
-    cfg.stats_file = *stats_text;
   }
 
   if (i >= argc)

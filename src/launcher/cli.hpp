@@ -20,6 +20,7 @@ struct RunConfig {
   size_t region_bytes = 0;
   int locks = 0;
   std::string stats_file;  // empty: no JSON
+  std::string trace_file;  // absolute; empty: no timeline trace
   double timeout_seconds = 0;  // 0: no limit
   double hang_seconds = 5;     // a node silent this long is hung (heartbeat.hpp); 0: never
   bool quiet = false;

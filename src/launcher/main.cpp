@@ -9,14 +9,24 @@
 #include "launcher/stats_json.hpp"
 #include "launcher/summary.hpp"
 #include "launcher/version.hpp"
+#include "stats/trace.hpp"
 
 using namespace rdsm::launcher;
 
 namespace {
 
 int run(const RunConfig &cfg) {
+  // Parts left by an earlier job that died with its launcher are not this job's.
+  if (!cfg.trace_file.empty()) rdsm::trace::remove_parts(cfg.trace_file);
   JobResult result = run_job(cfg);
   int status = result.exit_status;
+  if (!cfg.trace_file.empty()) {
+    if (!rdsm::trace::merge_parts(cfg.trace_file)) {
+      if (status == 0) status = 1;
+    } else if (!cfg.quiet) {
+      fprintf(stderr, "rdsm: timeline trace in %s (open it in https://ui.perfetto.dev)\n", cfg.trace_file.c_str());
+    }
+  }
   if (!cfg.stats_file.empty()) {
     std::string error;
     if (!write_file_atomically(cfg.stats_file, stats_json(cfg, result), &error)) {

@@ -46,6 +46,7 @@ std::vector<std::string> node_environment(const RunConfig &cfg, int rank, const 
       {"RDSM_PLACEMENT", cfg.placement},
       {"RDSM_LOCKS", std::to_string(cfg.locks)},
       {"RDSM_HANG_TIMEOUT", std::to_string(cfg.hang_seconds)},  // a fork-join master watches its workers
+      {"RDSM_TRACE", cfg.trace_file},  // the nodes write parts of it; the launcher merges them
   };
   std::vector<std::string> env;
   for (char **e = environ; e && *e; ++e) {

@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/futex.hpp"
 #include "stats/stats.hpp"
+#include "stats/trace.hpp"
 
 namespace rdsm {
 namespace {
@@ -115,6 +116,7 @@ void on_fault(int sig, siginfo_t *info, void *uctx) {
 
 void service_loop(Dispatch *d) {
   t_is_service_thread = true;
+  trace::name_thread("fault service");
   // The service thread must never take the process's asynchronous signals.
   sigset_t all;
   sigfillset(&all);

@@ -10,6 +10,7 @@
 #include "memory/fault_dispatch.hpp"
 #include "protocol/msg_types.hpp"
 #include "stats/stats.hpp"
+#include "stats/trace.hpp"
 #include "sync/atomic_barrier.hpp"
 #include "sync/atomic_lock.hpp"
 #include "sync/barrier_service.hpp"
@@ -246,6 +247,7 @@ void Hlrc::make_writable(size_t page) {
 }
 
 bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
+  const uint64_t traced_from = trace::start();
   uint8_t st = state_[page];
   // Another thread got here first; in scan mode a valid page takes writes.
   if (st == kWritable || (st == kReadOnly && (!write || scan_))) return true;
@@ -285,10 +287,12 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
       stride = read_run_.observe(page);
       last_miss_ = page;
     }
+    const uint64_t fetch_from = trace::start();
     size_t got = fetch_pages(page, home, extra, true, can_poll);
     if (got == 0) return false;
     note_reread(page);
     add(stats().pages_fetched);
+    if (trace::on()) trace::record(trace::Kind::fetch, fetch_from, now_ns(), (uint32_t)page, (uint16_t)home, got);
     if (stride) prefetch_strided(page, home, stride, can_poll);
     if (got > 1 && stream) {
       opened_after = got - 1;
@@ -298,6 +302,8 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     }
   }
   add(write ? stats().write_faults : stats().read_faults);
+  if (trace::on())
+    trace::record(write ? trace::Kind::write_fault : trace::Kind::read_fault, traced_from, now_ns(), (uint32_t)page);
   if (!scan_ && home == self_ && !copied_at_home(page)) {
     // Nobody has a copy: the home may write without noticing (see hlrc.hpp),
     // and so it may the home pages after it that nobody has copied either:
@@ -444,8 +450,11 @@ void Hlrc::close_interval() {
 
 void Hlrc::release() {
   ScopedTimer t(stats().barrier_protocol_ns);
+  trace::Span span(trace::Kind::release);
+  const uint64_t diffs = stats().diffs.load(), bytes = stats().diff_bytes.load();
   std::lock_guard<FutexLock> g(mu_);
   close_interval();
+  span.a = (uint32_t)(stats().diffs.load() - diffs), span.c = stats().diff_bytes.load() - bytes;
 }
 
 // Learns notices; invalidates cached copies they name (never home pages).
@@ -507,6 +516,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
 
 bool Hlrc::take_lock(int id, bool try_only) {
   ScopedTimer t(stats().lock_wait_ns);
+  trace::Span span(trace::Kind::lock, (uint32_t)id);
   f_.poll();
   sync::Bytes request = cfg_.lock == LockAxis::manager ? vc_bytes() : sync::Bytes{};
   std::optional<sync::Bytes> got =
@@ -522,6 +532,7 @@ bool Hlrc::take_lock(int id, bool try_only) {
   }
   fault_point("lock_held");
   add(stats().lock_acquires);
+  span.flags = 1;  // acquired
   return true;
 }
 
@@ -535,6 +546,7 @@ void Hlrc::unlock(int id) {
 void Hlrc::barrier_impl(bool migrate) {
   if (nodes_ == 1) {  // nobody to meet, nothing to make coherent: every page is writable
     add(stats().barriers);
+    trace::Span instant(trace::Kind::barrier_wait);
     return;
   }
   release();
@@ -556,6 +568,7 @@ void Hlrc::barrier_impl(bool migrate) {
   }
   uint64_t t1 = now_ns();
   add(stats().barrier_wait_ns, t1 - t0);
+  trace::record(trace::Kind::barrier_wait, t0, t1);
   fault_point("barrier");
   if (cfg_.barrier == BarrierAxis::manager)
     apply_notices(all);
@@ -567,22 +580,10 @@ void Hlrc::barrier_impl(bool migrate) {
   notices_.forget_up_to(forget_floor_);
   forget_floor_ = last_barrier_vc_;
   last_barrier_vc_ = target;
-  add(stats().barrier_protocol_ns, now_ns() - t1);
+  uint64_t t2 = now_ns();
+  add(stats().barrier_protocol_ns, t2 - t1);
   add(stats().barriers);
-}
-
-void Hlrc::acquire() {
-  ScopedTimer t(stats().lock_wait_ns);
-  f_.poll();
-  if (nodes_ == 1) return;
-  if (cfg_.notices == NoticeAxis::eager_push) {
-    apply_pushed_notices();
-    return;
-  }
-  std::vector<int> writers;
-  for (int n = 0; n < nodes_; ++n)
-    if (n != self_) writers.push_back(n);
-  pull_notices(writers);
+  trace::record(trace::Kind::barrier_protocol, t1, t2);
 }
 
 }  // namespace rdsm

@@ -1,5 +1,7 @@
 #include "stats/stats.hpp"
 
+#include "stats/trace.hpp"
+
 namespace rdsm {
 
 Stats &stats() {
@@ -15,7 +17,9 @@ void Stats::reset() {
                      &refreshed, &write_ahead, &write_ahead_unused})
     c->store(0, std::memory_order_relaxed);
   for (Counter &c : handler_ns_by_type) c.store(0, std::memory_order_relaxed);
-  start_ns.store(now_ns(), std::memory_order_relaxed);
+  uint64_t t = now_ns();
+  start_ns.store(t, std::memory_order_relaxed);
+  trace::record(trace::Kind::stats_reset, t, t);  // the trace's counts start again here too
 }
 
 rdsm_stats Stats::snapshot() const {
