@@ -5,6 +5,7 @@
 #include "launcher/cli.hpp"
 #include "launcher/install_paths.hpp"
 #include "launcher/job.hpp"
+#include "launcher/mpi_launch.hpp"
 #include "launcher/python_tools.hpp"
 #include "launcher/stats_json.hpp"
 #include "launcher/summary.hpp"
@@ -15,6 +16,7 @@ using namespace rdsm::launcher;
 namespace {
 
 int run(const RunConfig &cfg) {
+  if (cfg.fabric == "mpi") return exec_mpirun(cfg);
   JobResult result = run_job(cfg);
   int status = result.exit_status;
   if (!cfg.stats_file.empty()) {

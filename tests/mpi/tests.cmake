@@ -51,3 +51,27 @@ foreach(protocol ${RDSM_MPI_TEST_PROTOCOLS})
     endforeach()
   endforeach()
 endforeach()
+
+# `rdsm run --fabric mpi`: the launcher hands the job to mpirun, the
+# settings to the ranks.  stress under every software preset (the hw preset
+# needs the shm fabric's shared pages), at 2 and 4 ranks.
+set(RDSM_MPI_LAUNCH_PROTOCOLS async ardmar draw newgen genima rdsm)
+foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
+  foreach(nodes 2 4)
+    add_test(NAME launcher.mpi.stress.${protocol}.n${nodes}
+             COMMAND $<TARGET_FILE:rdsm> run --fabric mpi -n ${nodes} --protocol ${protocol} $<TARGET_FILE:stress>
+                     --seeds ${RDSM_MPI_STRESS_SEEDS})
+    set_tests_properties(launcher.mpi.stress.${protocol}.n${nodes} PROPERTIES LABELS "mp;mpi" TIMEOUT 900
+                         PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()
+add_test(NAME launcher.mpi.sor COMMAND $<TARGET_FILE:rdsm> run --fabric mpi -n 2 $<TARGET_FILE:sor>)
+set_tests_properties(launcher.mpi.sor PROPERTIES LABELS "mp;mpi" TIMEOUT 900
+                     PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+# The ranks run under the settings given to the launcher: micro_fault names its protocol.
+add_test(NAME launcher.mpi.settings
+         COMMAND $<TARGET_FILE:rdsm> run --fabric mpi -n 2 --protocol genima $<TARGET_FILE:micro_fault> --pages 64)
+set_tests_properties(launcher.mpi.settings PROPERTIES LABELS "mp;mpi" TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "PASS micro_fault: 64 pages, protocol genima" FAIL_REGULAR_EXPRESSION "FAIL")
+add_test(NAME launcher.mpi.help COMMAND $<TARGET_FILE:rdsm> run --help)
+set_tests_properties(launcher.mpi.help PROPERTIES LABELS "mpi" PASS_REGULAR_EXPRESSION "--fabric F +transport[^\n]*mpi")
