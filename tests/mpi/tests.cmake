@@ -75,3 +75,8 @@ set_tests_properties(launcher.mpi.settings PROPERTIES LABELS "mp;mpi" TIMEOUT 30
                      PASS_REGULAR_EXPRESSION "PASS micro_fault: 64 pages, protocol genima" FAIL_REGULAR_EXPRESSION "FAIL")
 add_test(NAME launcher.mpi.help COMMAND $<TARGET_FILE:rdsm> run --help)
 set_tests_properties(launcher.mpi.help PROPERTIES LABELS "mpi" PASS_REGULAR_EXPRESSION "--fabric F +transport[^\n]*mpi")
+
+# A rank killed with SIGKILL ends the job, named, with nothing left behind.
+add_test(NAME mpi.rank_killed COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_killed.sh $<TARGET_FILE:rdsm>
+                                      $<TARGET_FILE:mp_fail_node>)
+set_tests_properties(mpi.rank_killed PROPERTIES LABELS "mp;mpi" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS: rank 2")
