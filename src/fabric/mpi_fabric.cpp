@@ -190,11 +190,12 @@ void MpiFabric::announce() {
 
 // An empty poll: poll again at once for a while (a reply is usually close
 // behind a request), then sleep for growing intervals up to kMaxSleepNs,
-// waking early when `bell` rings (a rank of this host that sends rings it).  Sleeping rather than yielding matters
-// when the node computes on the same CPU: the scheduler lets a thread that
-// wakes from a sleep preempt the compute thread, while a yielding thread
-// waits for the end of the compute thread's time slice (measured: a get
-// aimed at a computing node took 7-10 ms with a yielding poller).
+// waking early when `bell` rings (a rank of this host that sends rings
+// it).  Sleeping rather than yielding matters when the node computes on the
+// same CPU: the scheduler lets a thread that wakes from a sleep preempt the
+// compute thread, while a yielding thread waits for the end of the compute
+// thread's time slice (measured: a get aimed at a computing node took
+// 7-10 ms with a yielding poller).
 void MpiFabric::idle_backoff(int *idle, Doorbell &bell, uint32_t seen) {
   int i = (*idle)++;
   if (i < kIdleSpins) return;

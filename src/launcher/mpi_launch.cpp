@@ -112,7 +112,8 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   // The one-sided component that works (mpi_environment.cpp); a choice the
   // user made in the environment stays.
   if (!getenv("OMPI_MCA_osc")) argv.insert(argv.end(), {"--mca", "osc", "ucx"});
-  if (cfg.timeout_seconds > 0) argv.insert(argv.end(), {"--timeout", std::to_string((long)std::ceil(cfg.timeout_seconds))});
+  if (cfg.timeout_seconds > 0)
+    argv.insert(argv.end(), {"--timeout", std::to_string((long)std::ceil(cfg.timeout_seconds))});
   // Every RDSM_* setting reaches the ranks on other hosts too.
   for (char **e = environ; *e; ++e)
     if (!strncmp(*e, "RDSM_", 5)) {
