@@ -83,6 +83,11 @@ Options options_from_environment() {
     o.fabric = "mpi";
     o.mpi_launched = true;
   }
+  if (const char *v = env("RDSM_MPI_LOCAL")) {
+    if (!strcmp(v, "map")) o.mpi_local_map = true;
+    else if (!strcmp(v, "rma")) o.mpi_local_map = false;
+    else fatal("RDSM_MPI_LOCAL=%s is not a choice; use map (ranks on one host map each other's memory) or rma", v);
+  }
   if (const char *v = env("RDSM_HANDLER")) {
     if (!strcmp(v, "interrupt")) o.handler = HandlerMode::interrupt;
     else if (!strcmp(v, "poll")) o.handler = HandlerMode::poll;

@@ -24,6 +24,10 @@ struct Options {
   // process and neither RDSM_FABRIC nor RDSM_NODES set: the fabric is mpi,
   // and rank and node count come from MPI when the fabric starts.
   bool mpi_launched = false;
+  // RDSM_MPI_LOCAL=map|rma: whether ranks of the mpi fabric on one host map
+  // each other's segments (loads, stores and atomics, no MPI) or reach them
+  // through MPI RMA like ranks on other hosts.
+  bool mpi_local_map = true;
   HandlerMode handler = HandlerMode::interrupt;  // RDSM_HANDLER=interrupt|poll
   size_t region_bytes = 0;                       // RDSM_REGION_SIZE (K/M/G/T suffixes); 0: the default
                                                  // for the memory backend (memory/region.hpp)

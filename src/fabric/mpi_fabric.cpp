@@ -57,6 +57,7 @@ MpiFabric::MpiFabric(const Options &opt) : mode_(opt.handler) {
   check(MPI_Comm_dup(MPI_COMM_WORLD, &barrier_comm_), "MPI_Comm_dup");
   check(MPI_Comm_dup(MPI_COMM_WORLD, &quiet_comm_), "MPI_Comm_dup");
   wins_.reset(new Win[kMaxSegments]);
+  join_host(opt);
 }
 
 MpiFabric::~MpiFabric() {
@@ -71,7 +72,8 @@ MpiFabric::~MpiFabric() {
     munmap(w.base, w.map_len);
     close(w.fd);
   }
-  for (MPI_Comm *c : {&msg_comm_, &barrier_comm_, &quiet_comm_})
+  unmap_host();
+  for (MPI_Comm *c : {&msg_comm_, &barrier_comm_, &quiet_comm_, &host_comm_})
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
   mpi::end_mpi();
 }
@@ -105,6 +107,8 @@ void MpiFabric::sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) {
     trace::sent(dst, type, total);  // in the order MPI keeps
     sends_.push_back(std::move(out));
   }
+  // A receiver of this host sleeping on its doorbell looks at once.
+  if (Doorbell *b = bells_[(size_t)dst]) b->ring();
   add(stats().messages_sent);
   add(stats().message_bytes, total);
 }
@@ -180,33 +184,34 @@ size_t MpiFabric::try_dispatch() {
   return n;
 }
 
+// Wakes the threads in wait(): in poll mode they sleep on the doorbell, as
+// they are the ones who deliver.
 void MpiFabric::announce() {
-  event_.fetch_add(1, std::memory_order_seq_cst);
-  if (event_waiters_.load(std::memory_order_seq_cst) > 0) futex_wake(&event_);
+  event_.ring();
+  if (mode_ == HandlerMode::poll) bell_->ring();
 }
 
 // An empty poll: poll again at once for a while (a reply is usually close
 // behind a request), then sleep for growing intervals up to kMaxSleepNs,
-// waking early when `word` changes.  Sleeping rather than yielding matters
-// when the node computes on the same CPU: the scheduler lets a thread that
-// wakes from a sleep preempt the compute thread, while a yielding thread
-// waits for the end of the compute thread's time slice (measured: a get
-// aimed at a computing node took 7-10 ms with a yielding poller).
-void MpiFabric::idle_backoff(int *idle, std::atomic<uint32_t> *word, uint32_t seen) {
+// waking early when `bell` rings (a rank of this host that sends rings
+// it).  Sleeping rather than yielding matters when the node computes on the
+// same CPU: the scheduler lets a thread that wakes from a sleep preempt the
+// compute thread, while a yielding thread waits for the end of the compute
+// thread's time slice (measured: a get aimed at a computing node took
+// 7-10 ms with a yielding poller).
+void MpiFabric::idle_backoff(int *idle, Doorbell &bell, uint32_t seen) {
   int i = (*idle)++;
   if (i < kIdleSpins) return;
   int doublings = std::min(i - kIdleSpins, 16);
   uint64_t ns = std::min(kMinSleepNs << doublings, kMaxSleepNs);
-  event_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  futex_wait(word, seen, ns);
-  event_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  bell.sleep(seen, [this] { return stopping_.load(std::memory_order_seq_cst); }, ns);
 }
 
 void MpiFabric::handler_loop() {
   fabric_thread_setup();
   int idle = 0;
   while (!stopping_.load(std::memory_order_seq_cst)) {
-    uint32_t seen = event_.load(std::memory_order_seq_cst);
+    uint32_t seen = bell_->peek();
     dispatch_.lock();
     size_t n = receive_pass();
     dispatch_.unlock();
@@ -215,7 +220,7 @@ void MpiFabric::handler_loop() {
       idle = 0;
       continue;
     }
-    idle_backoff(&idle, &event_, seen);
+    idle_backoff(&idle, *bell_, seen);
   }
 }
 
@@ -226,10 +231,10 @@ void MpiFabric::progress_loop() {
   fabric_thread_setup();
   int idle = 0;
   while (!stopping_.load(std::memory_order_seq_cst)) {
-    uint32_t seen = event_.load(std::memory_order_seq_cst);
+    uint32_t seen = event_.peek();
     int flag = 0;
     check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, quiet_comm_, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
-    idle_backoff(&idle, &event_, seen);
+    idle_backoff(&idle, event_, seen);
   }
 }
 
@@ -260,8 +265,8 @@ void MpiFabric::stop() {
     if (std::this_thread::get_id() == thread_.get_id())
       fatal("internal error: fabric stop() called from a message handler");
     stopping_.store(true, std::memory_order_seq_cst);
-    event_.fetch_add(1, std::memory_order_seq_cst);
-    futex_wake(&event_);
+    event_.ring();
+    bell_->ring();
     thread_.join();
   }
   delivering_.store(false);
@@ -271,19 +276,17 @@ void MpiFabric::wait(const std::function<bool()> &done) {
   if (t_in_handler) fatal("internal error: fabric wait() called from a message handler");
   int idle = 0;
   for (;;) {
-    uint32_t ev = event_.load(std::memory_order_seq_cst);
+    uint32_t ev = event_.peek(), bell = bell_->peek();
     if (done()) return;
     if (mode_ == HandlerMode::poll) {
       if (delivering_.load(std::memory_order_acquire) && try_dispatch()) {
         idle = 0;
         continue;
       }
-      idle_backoff(&idle, &event_, ev);
+      idle_backoff(&idle, *bell_, bell);
     } else {
       // The handler thread announces every delivery.
-      event_waiters_.fetch_add(1, std::memory_order_seq_cst);
-      futex_wait(&event_, ev);
-      event_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+      event_.sleep(ev, [] { return false; });
     }
   }
 }

@@ -1,8 +1,10 @@
 // Segments and one-sided operations of the mpi fabric: one RMA window per
-// segment, locked once for passive-target access; every operation is an
-// MPI RMA call completed by a flush before it returns (put: completed
-// locally, so the caller may reuse its buffer at once, as with the shm
-// fabric; visible at the target after flush()).
+// segment, locked once for passive-target access; an operation aimed at a
+// rank whose copy is mapped here (mpi_host_peers.cpp) is a memory operation
+// (mapped_ops.hpp), every other one an MPI RMA call completed by a flush
+// before it returns (put: completed locally, so the caller may reuse its
+// buffer at once, as with the shm fabric; visible at the target after
+// flush()).
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -14,6 +16,8 @@
 
 #include "common/error.hpp"
 #include "fabric/mpi_environment.hpp"
+#include "fabric/mapped_ops.hpp"
+#include "fabric/masked_copy.hpp"
 #include "fabric/mpi_fabric.hpp"
 #include "stats/stats.hpp"
 
@@ -47,6 +51,7 @@ Segment MpiFabric::register_segment(size_t bytes) {
   w.base = static_cast<uint8_t *>(p);
   check(MPI_Win_create(w.base, (MPI_Aint)w.map_len, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w.win), "MPI_Win_create");
   check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win), "MPI_Win_lock_all");
+  map_host_segments(w);
   nwins_.store(id + 1, std::memory_order_release);
   Segment seg;
   seg.id = id;
@@ -69,9 +74,21 @@ const MpiFabric::Win &MpiFabric::window(const char *op, NodeId node, SegmentId s
   return w;
 }
 
+// The target word of an atomic, where this node may use the processor's
+// atomics on it; null where MPI's must be used.
+uint8_t *MpiFabric::word(const char *op, NodeId node, SegmentId seg, uint64_t off, const Win **w) const {
+  if (off % 8) fatal("fabric %s: offset %llu in segment %u is not 8-byte aligned", op, (unsigned long long)off, seg);
+  *w = &window(op, node, seg, off, 8);
+  return (*w)->atomics_mapped ? (*w)->peer[node] + off : nullptr;
+}
+
 void MpiFabric::put(NodeId dst, SegmentId seg, uint64_t off, const void *src, size_t n) {
   const Win &w = window("put", dst, seg, off, n);
   if (!n) return;
+  if (w.peer && w.peer[dst]) {
+    memcpy(w.peer[dst] + off, src, n);
+    return;
+  }
   const uint8_t *s = static_cast<const uint8_t *>(src);
   for (size_t done = 0; done < n;) {
     int c = (int)std::min(n - done, kMaxChunk);
@@ -85,6 +102,7 @@ void MpiFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t coun
   if (count == 0) return;
   if (count == 1) return put(dst, seg, pieces[0].off, pieces[0].src, pieces[0].n);
   const Win &w = window("putv", dst, seg, 0, 0);
+  if (w.peer && w.peer[dst]) return mapped::putv(w.peer[dst], w.bytes, seg, dst, pieces, count);
   // The pieces are packed into one buffer (the origin side contiguous) and
   // land at their offsets through an hindexed datatype on the target side.
   std::vector<int> lens;
@@ -129,9 +147,25 @@ void MpiFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t coun
   MPI_Type_free(&target);
 }
 
+// On a mapped copy one masked store; elsewhere the default's gathering put.
+void MpiFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                           size_t n) {
+  if (n % 64) fatal("fabric put_masked: %zu bytes is not a multiple of 64", n);
+  uint32_t count = nwins_.load(std::memory_order_acquire);
+  if (seg < count && wins_[seg].peer && dst >= 0 && dst < nodes_ && wins_[seg].peer[dst]) {
+    const Win &w = window("put_masked", dst, seg, off, n);
+    return masked_copy(w.peer[dst] + off, static_cast<const uint8_t *>(src), mask, n);
+  }
+  Fabric::put_masked(dst, seg, off, src, mask, n);
+}
+
 void MpiFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {
   const Win &w = window("get", src, seg, off, n);
   if (!n) return;
+  if (w.peer && w.peer[src]) {
+    memcpy(dst, w.peer[src] + off, n);
+    return;
+  }
   uint8_t *d = static_cast<uint8_t *>(dst);
   for (size_t done = 0; done < n;) {
     int c = (int)std::min(n - done, kMaxChunk);
@@ -142,43 +176,55 @@ void MpiFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n
   check(MPI_Win_flush_local(src, w.win), "MPI_Win_flush_local");
 }
 
+void MpiFabric::get_fresh(NodeId src, SegmentId seg, uint64_t off, const Segment &into, uint64_t into_off,
+                          size_t n) {
+  const Win &w = window("get", src, seg, off, n);
+  if (w.peer && w.peer[src]) return mapped::get_fresh(w.peer[src] + off, into, into_off, n);
+  get(src, seg, off, into.base + into_off, n);
+}
+
 uint64_t MpiFabric::cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) {
-  if (off % 8) fatal("fabric cas: offset %llu in segment %u is not 8-byte aligned", (unsigned long long)off, seg);
-  const Win &w = window("cas", dst, seg, off, 8);
+  const Win *w = nullptr;
+  if (uint8_t *p = word("cas", dst, seg, off, &w)) return mapped::cas(p, expected, desired);
   uint64_t old = 0;
-  check(MPI_Compare_and_swap(&desired, &expected, &old, MPI_UINT64_T, dst, (MPI_Aint)off, w.win),
+  check(MPI_Compare_and_swap(&desired, &expected, &old, MPI_UINT64_T, dst, (MPI_Aint)off, w->win),
         "MPI_Compare_and_swap");
-  check(MPI_Win_flush(dst, w.win), "MPI_Win_flush");
+  check(MPI_Win_flush(dst, w->win), "MPI_Win_flush");
   return old;
 }
 
 uint64_t MpiFabric::fetch_add(NodeId dst, SegmentId seg, uint64_t off, uint64_t value) {
-  if (off % 8) fatal("fabric fetch_add: offset %llu in segment %u is not 8-byte aligned", (unsigned long long)off, seg);
-  const Win &w = window("fetch_add", dst, seg, off, 8);
+  const Win *w = nullptr;
+  if (uint8_t *p = word("fetch_add", dst, seg, off, &w)) return mapped::fetch_add(p, value);
   uint64_t old = 0;
-  check(MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, dst, (MPI_Aint)off, MPI_SUM, w.win), "MPI_Fetch_and_op");
-  check(MPI_Win_flush(dst, w.win), "MPI_Win_flush");
+  check(MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, dst, (MPI_Aint)off, MPI_SUM, w->win), "MPI_Fetch_and_op");
+  check(MPI_Win_flush(dst, w->win), "MPI_Win_flush");
   return old;
 }
 
 uint64_t MpiFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
-  if (off % 8) fatal("fabric atomic_load: offset %llu in segment %u is not 8-byte aligned", (unsigned long long)off, seg);
-  const Win &w = window("atomic_load", dst, seg, off, 8);
+  const Win *w = nullptr;
+  if (uint8_t *p = word("atomic_load", dst, seg, off, &w)) return mapped::atomic_load(p);
   uint64_t old = 0;
-  check(MPI_Fetch_and_op(nullptr, &old, MPI_UINT64_T, dst, (MPI_Aint)off, MPI_NO_OP, w.win), "MPI_Fetch_and_op");
-  check(MPI_Win_flush(dst, w.win), "MPI_Win_flush");
+  check(MPI_Fetch_and_op(nullptr, &old, MPI_UINT64_T, dst, (MPI_Aint)off, MPI_NO_OP, w->win), "MPI_Fetch_and_op");
+  check(MPI_Win_flush(dst, w->win), "MPI_Win_flush");
   return old;
 }
 
 // A flush is per window: every segment's, since the caller does not say
-// which it wrote.
+// which it wrote; a window reached by memory operations has nothing to
+// complete but the stores' order.
 void MpiFabric::flush(NodeId dst) {
   check_node("flush", dst);
+  mapped::flush();
   uint32_t count = nwins_.load(std::memory_order_acquire);
-  for (uint32_t i = 0; i < count; ++i) check(MPI_Win_flush(dst, wins_[i].win), "MPI_Win_flush");
+  for (uint32_t i = 0; i < count; ++i)
+    if (!wins_[i].peer || !wins_[i].peer[dst]) check(MPI_Win_flush(dst, wins_[i].win), "MPI_Win_flush");
 }
 
 void MpiFabric::flush_all() {
+  mapped::flush();
+  if (all_mapped_.load(std::memory_order_acquire)) return;
   uint32_t count = nwins_.load(std::memory_order_acquire);
   for (uint32_t i = 0; i < count; ++i) check(MPI_Win_flush_all(wins_[i].win), "MPI_Win_flush_all");
 }

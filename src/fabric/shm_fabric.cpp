@@ -22,8 +22,7 @@ namespace shm {
 // Per-node control words, at the start of the fabric's area of the node file.
 // The barrier words are used in node 0's copy only.
 struct NodeCtl {
-  alignas(kCacheLine) std::atomic<uint32_t> doorbell;  // bumped after every published fragment
-  std::atomic<uint32_t> sleepers;                      // threads asleep (or about to be) on doorbell
+  Doorbell doorbell;  // rung after every published fragment
   alignas(kCacheLine) std::atomic<uint32_t> barrier_count;
   alignas(kCacheLine) std::atomic<uint32_t> barrier_gen;
 };
@@ -173,17 +172,10 @@ bool ShmFabric::peer_segment(NodeId node, SegmentId seg, Segment *out) {
 
 // ---- messages: sending -----------------------------------------------------
 //
-// Lost wake-ups are excluded by the sleepers count: a sleeper reads the
-// doorbell, increments sleepers, re-checks its rings and then sleeps only if
-// the doorbell still has the value it read; a sender publishes the tail,
-// bumps the doorbell and then reads sleepers.  All seq_cst, so either the
-// sender sees the sleeper or the sleeper sees the tail (or the new doorbell).
+// A sender publishes the tail, then rings the receiver's doorbell
+// (doorbell.hpp says why no wake-up is lost).
 
-void ShmFabric::ring_doorbell(NodeId node) {
-  NodeCtl *c = ctl_[node];
-  c->doorbell.fetch_add(1, std::memory_order_seq_cst);
-  if (c->sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(&c->doorbell);
-}
+void ShmFabric::ring_doorbell(NodeId node) { ctl_[node]->doorbell.ring(); }
 
 void ShmFabric::sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) {
   check_node("send", dst);
@@ -462,10 +454,8 @@ void ShmFabric::handler_loop() {
       ready = has_pending() || stopping_.load(std::memory_order_relaxed);
     }
     if (ready) continue;
-    uint32_t seen = self_->doorbell.load(std::memory_order_seq_cst);
-    self_->sleepers.fetch_add(1, std::memory_order_seq_cst);
-    if (!has_pending() && !stopping_.load(std::memory_order_seq_cst)) futex_wait(&self_->doorbell, seen);
-    self_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    uint32_t seen = self_->doorbell.peek();
+    self_->doorbell.sleep(seen, [&] { return has_pending() || stopping_.load(std::memory_order_seq_cst); });
   }
 }
 
@@ -501,7 +491,7 @@ void ShmFabric::wait(const std::function<bool()> &done) {
   for (;;) {
     const bool poll = mode_ == HandlerMode::poll && delivering_.load(std::memory_order_acquire);
     // Both words are read before done(): a change after that ends the sleep at once.
-    uint32_t bell = self_->doorbell.load(std::memory_order_seq_cst);
+    uint32_t bell = self_->doorbell.peek();
     uint32_t ev = event_.load(std::memory_order_seq_cst);
     if (done()) return;
     bool busy = false;
@@ -515,9 +505,7 @@ void ShmFabric::wait(const std::function<bool()> &done) {
     }
     if (again) continue;
     if (mode_ == HandlerMode::poll) {
-      self_->sleepers.fetch_add(1, std::memory_order_seq_cst);
-      if (!(poll && has_pending() && progress(&busy))) futex_wait(&self_->doorbell, bell);
-      self_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+      self_->doorbell.sleep(bell, [&] { return poll && has_pending() && progress(&busy); });
     } else {
       event_waiters_.fetch_add(1, std::memory_order_seq_cst);
       futex_wait(&event_, ev);

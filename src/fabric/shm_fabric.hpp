@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/futex.hpp"
+#include "fabric/doorbell.hpp"
 #include "fabric/fabric.hpp"
 #include "fabric/ring.hpp"
 

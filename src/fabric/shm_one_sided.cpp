@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/error.hpp"
+#include "fabric/mapped_ops.hpp"
 #include "fabric/masked_copy.hpp"
 #include "fabric/shm_fabric.hpp"
 #include "stats/stats.hpp"
@@ -42,14 +43,7 @@ void ShmFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t coun
   if (count == 0) return;
   // One operation: the target is checked piece by piece, counted once.
   uint8_t *base = target("putv", dst, seg, 0, 0);
-  size_t bytes = segs_[seg].bytes;
-  for (size_t i = 0; i < count; ++i) {
-    const Piece &p = pieces[i];
-    if (p.off > bytes || p.n > bytes - p.off)
-      fatal("fabric putv: bytes [%llu, %llu) are outside segment %u of %zu bytes (node %d)",
-            (unsigned long long)p.off, (unsigned long long)(p.off + p.n), seg, bytes, dst);
-    if (p.n) memcpy(base + p.off, p.src, p.n);
-  }
+  mapped::putv(base, segs_[seg].bytes, seg, dst, pieces, count);
 }
 
 void ShmFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
@@ -64,51 +58,27 @@ void ShmFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n
   if (n) memcpy(dst, p, n);
 }
 
-// A first store to a page of a memory file costs a page fault and the
-// zeroing of the new page; pwrite into the file allocates it and copies
-// the bytes in without either.  On pages already there a memcpy is cheaper,
-// hence the caller's hint.  pwrite is async-signal-safe, as the fault path
-// needs.
 void ShmFabric::get_fresh(NodeId src, SegmentId seg, uint64_t off, const Segment &into, uint64_t into_off, size_t n) {
-  const uint8_t *p = target("get", src, seg, off, n);
-  if (into.fd < 0 || into_off > into.bytes || n > into.bytes - into_off) {
-    memcpy(into.base + into_off, p, n);
-    return;
-  }
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = pwrite(into.fd, p + done, n - done, (off_t)(into.fd_offset + into_off + done));
-    if (w <= 0) {  // the file refuses (no memory: let the store fault say so)
-      memcpy(into.base + into_off + done, p + done, n - done);
-      return;
-    }
-    done += (size_t)w;
-  }
+  mapped::get_fresh(target("get", src, seg, off, n), into, into_off, n);
 }
 
 uint64_t ShmFabric::cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) {
-  std::atomic_ref<uint64_t> w(*target_word("cas", dst, seg, off));
-  w.compare_exchange_strong(expected, desired, std::memory_order_seq_cst);
-  return expected;  // on failure updated to the current value, on success unchanged
+  return mapped::cas(target_word("cas", dst, seg, off), expected, desired);
 }
 
 uint64_t ShmFabric::fetch_add(NodeId dst, SegmentId seg, uint64_t off, uint64_t value) {
-  std::atomic_ref<uint64_t> w(*target_word("fetch_add", dst, seg, off));
-  return w.fetch_add(value, std::memory_order_seq_cst);
+  return mapped::fetch_add(target_word("fetch_add", dst, seg, off), value);
 }
 
 uint64_t ShmFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
-  std::atomic_ref<uint64_t> w(*target_word("atomic_load", dst, seg, off));
-  return w.load(std::memory_order_seq_cst);
+  return mapped::atomic_load(target_word("atomic_load", dst, seg, off));
 }
 
-// Stores reach the shared page at once; the fence orders them before
-// whatever this thread does next (a flag, a message).
 void ShmFabric::flush(NodeId dst) {
   check_node("flush", dst);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  mapped::flush();
 }
 
-void ShmFabric::flush_all() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void ShmFabric::flush_all() { mapped::flush(); }
 
 }  // namespace rdsm::fabric

@@ -21,11 +21,12 @@ namespace {
 
 constexpr int kMaxNodes = 1024;
 constexpr long kMaxLocks = 1L << 24;
-// The fabrics the runtime provides.
-const char *const kFabrics[] = {"shm"};
+// The fabrics the runtime provides (mpi: in a build configured with
+// -DRDSM_MPI=ON, checked when the job starts, mpi_launch.cpp).
+const char *const kFabrics[] = {"shm", "mpi"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
-enum class Flag { nodes, protocol, axes, handler, memory, fabric, placement, region_size, locks, stats, trace, timeout, hang_timeout, quiet, help };
+enum class Flag { nodes, protocol, axes, handler, memory, fabric, hosts, hostfile, placement, region_size, locks, stats, trace, timeout, hang_timeout, quiet, help };
 
 struct FlagSpec {
   Flag flag;
@@ -41,7 +42,10 @@ const FlagSpec kFlags[] = {
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
-    {Flag::fabric, "fabric", 0, "F", "transport between nodes (default shm)"},
+    {Flag::fabric, "fabric", 0, "F",
+     "transport between nodes: shm (processes on this host, default) or mpi (started through mpirun)"},
+    {Flag::hosts, "hosts", 0, "H,H,...", "mpi fabric: the hosts to start the nodes on (default: this host)"},
+    {Flag::hostfile, "hostfile", 0, "FILE", "mpi fabric: the hosts to start the nodes on, as an mpirun hostfile"},
     {Flag::placement, "placement", 0, "P", "default home placement: first-touch, block or cyclic"},
     {Flag::region_size, "region-size", 0, "SIZE", "size of the shared region, e.g. 512M or 4G (default: a 64G reservation under uffd; under mprotect as much as vm.max_map_count allows)"},
     {Flag::locks, "locks", 0, "K", "number of lock ids (default 65536)"},
@@ -184,6 +188,26 @@ std::string output_file(const std::string &text, const std::string &source, cons
   return text;
 }
 
+// --hosts and --hostfile name where mpirun starts the nodes: mpi fabric only.
+void check_hosts(const RunConfig &cfg) {
+  if (cfg.hosts.empty() && cfg.hostfile.empty()) return;
+  const char *flag = cfg.hosts.empty() ? "--hostfile" : "--hosts";
+  if (cfg.fabric != "mpi")
+    throw UsageError(std::string(flag) + " chooses hosts for the mpi fabric, but the fabric is " + cfg.fabric +
+                     " (one host); add --fabric mpi, or leave " + flag + " out");
+  if (!cfg.hosts.empty() && !cfg.hostfile.empty())
+    throw UsageError("--hosts and --hostfile both name the hosts; give one of them");
+  if (!cfg.hosts.empty()) {
+    std::string list = "," + cfg.hosts + ",";
+    if (list.find(",,") != std::string::npos || list.find_first_of(" \t") != std::string::npos)
+      throw UsageError("--hosts " + quoted(cfg.hosts) +
+                       " is not a list of host names; separate the names with commas, e.g. --hosts node1,node2");
+  }
+  if (!cfg.hostfile.empty() && access(cfg.hostfile.c_str(), R_OK) != 0)
+    throw UsageError("--hostfile " + quoted(cfg.hostfile) + ": " + strerror(errno) +
+                     "; give an mpirun hostfile you can read (one host per line)");
+}
+
 RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
@@ -250,6 +274,8 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       case Flag::handler: handler.flag_value = value; break;
       case Flag::memory: memory.flag_value = value; break;
       case Flag::fabric: fabric.flag_value = value; break;
+      case Flag::hosts: cfg.hosts = value; break;
+      case Flag::hostfile: cfg.hostfile = value; break;
       case Flag::placement: placement.flag_value = value; break;
       case Flag::region_size: region.flag_value = value; break;
       case Flag::locks: locks.flag_value = value; break;
@@ -271,7 +297,6 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     throw UsageError("-n " + quoted(*nodes_text) + " is not a number of nodes; use a whole number from 1 to " +
                      std::to_string(kMaxNodes));
   cfg.nodes = (int)n;
-  check_limits(cfg.nodes);
 
   std::string source;
   if (auto v = protocol.value(&source, "protocol")) {
@@ -309,10 +334,6 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   }
 
   if (auto v = fabric.value(&source, "fabric")) {
-    // The mpi fabric's nodes are started by the MPI's own launcher.
-    if (*v == "mpi")
-      throw UsageError("the mpi fabric (" + source + ") is not started by `rdsm run`: build rdsm with -DRDSM_MPI=ON "
-                       "and start the program with `mpirun -n N prog`");
     if (!one_of(*v, kFabrics))
       throw UsageError("unknown fabric " + quoted(*v) + " (" + source + "); the fabrics are: " +
                        join(kFabrics, ", "));
@@ -320,6 +341,10 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   } else {
     cfg.fabric = defaults.fabric;
   }
+  check_hosts(cfg);
+  // The shm fabric's nodes hold every node's memory file; mpirun starts
+  // the mpi fabric's, each with its own.
+  if (cfg.fabric == "shm") check_limits(cfg.nodes);
 
   if (auto v = placement.value(&source, "placement")) {
     if (!one_of(*v, kPlacements))
@@ -372,6 +397,9 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     cfg.hang_seconds = t;
   }
 
+  if (stats_text && cfg.fabric == "mpi")
+    throw UsageError("--stats is not available with --fabric mpi: the statistics of nodes started by mpirun are "
+                     "not collected yet; leave --stats out, or run on one host with --fabric shm");
   if (stats_text) cfg.stats_file = output_file(*stats_text, "--stats", "stats.json");
   if (auto v = trace.value(&source, "trace")) {
     cfg.trace_file = output_file(*v, source, "trace.json");
@@ -461,7 +489,15 @@ std::string run_help() {
   s += "\nprotocols: " + protocol_names() + "\naxes (for --axes): " + axes_help() +
        "\n"
        "\n"
-       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_AXES,\n"
+       "fabrics: shm starts the nodes as processes of this host.  mpi (in a build\n"
+      "configured with -DRDSM_MPI=ON) runs Open MPI's mpirun with the options the\n"
+      "runtime needs (--bind-to none, --mca osc ucx, --oversubscribe when the nodes\n"
+      "outnumber the cores or the hosts) and hands the settings to the nodes in\n"
+      "RDSM_* variables; mpirun then owns the job: its messages and exit status,\n"
+      "no summary, no --stats.\n"
+      "Programs may also be started with `mpirun -n N prog` directly.\n"
+      "\n"
+      "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_AXES,\n"
        "RDSM_HANDLER, RDSM_MEMORY, RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE,\n"
        "RDSM_LOCKS and RDSM_HANG_TIMEOUT when set.\n"
        "\n"

@@ -5,6 +5,7 @@
 #include "launcher/cli.hpp"
 #include "launcher/install_paths.hpp"
 #include "launcher/job.hpp"
+#include "launcher/mpi_launch.hpp"
 #include "launcher/python_tools.hpp"
 #include "launcher/stats_json.hpp"
 #include "launcher/summary.hpp"
@@ -16,6 +17,7 @@ using namespace rdsm::launcher;
 namespace {
 
 int run(const RunConfig &cfg) {
+  if (cfg.fabric == "mpi") return exec_mpirun(cfg);
   // Parts left by an earlier job that died with its launcher are not this job's.
   if (!cfg.trace_file.empty()) rdsm::trace::remove_parts(cfg.trace_file);
   JobResult result = run_job(cfg);

@@ -1,0 +1,145 @@
+#include "launcher/mpi_launch.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace rdsm::launcher {
+
+namespace {
+
+#ifdef RDSM_LAUNCH_MPIEXEC
+constexpr const char *kConfiguredMpirun = RDSM_LAUNCH_MPIEXEC;
+#else
+constexpr const char *kConfiguredMpirun = nullptr;
+#endif
+
+bool executable(const std::string &path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
+
+// The mpirun found when rdsm was configured, else the first in PATH.
+std::string find_mpirun() {
+  if (kConfiguredMpirun && executable(kConfiguredMpirun)) return kConfiguredMpirun;
+  const char *path = getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/mpirun";
+    if (executable(candidate)) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+// The options below are Open MPI's; another MPI's launcher would take
+// them for the program's.
+bool is_open_mpi(const std::string &mpirun) {
+  std::string cmd = "'" + mpirun + "' --version 2>&1";
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return false;
+  char buf[512];
+  std::string out;
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  pclose(p);
+  return out.find("Open MPI") != std::string::npos || out.find("OpenRTE") != std::string::npos;
+}
+
+void set(const char *name, const std::string &value) {
+  if (!value.empty()) setenv(name, value.c_str(), 1);
+}
+
+long online_cores() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? n : 1;
+}
+
+}  // namespace
+
+std::vector<std::string> mpirun_command(const RunConfig &cfg) {
+  if (!kConfiguredMpirun)
+    throw UsageError("--fabric mpi: this rdsm was built without the mpi fabric; build it with the CMake option "
+                     "-DRDSM_MPI=ON (tools/deps.sh --mpi installs Open MPI)");
+  std::string mpirun = find_mpirun();
+  if (mpirun.empty())
+    throw UsageError(std::string("--fabric mpi: mpirun was not found (neither ") + kConfiguredMpirun +
+                     ", found when rdsm was configured, nor in PATH); install the MPI rdsm was built with or put its "
+                     "bin directory in PATH");
+  if (!is_open_mpi(mpirun))
+    throw UsageError("--fabric mpi: " + mpirun + " is not Open MPI's mpirun, whose options `rdsm run` passes; "
+                     "start the job with your MPI's own launcher instead (e.g. mpiexec -n N program), with the "
+                     "settings in RDSM_* variables");
+
+  // The settings, as the nodes read them (common/options.hpp).
+  setenv("RDSM_FABRIC", "mpi", 1);
+  set("RDSM_PROTOCOL", cfg.protocol);
+  set("RDSM_AXES", cfg.axes);
+  set("RDSM_HANDLER", cfg.handler);
+  set("RDSM_MEMORY", cfg.memory);
+  set("RDSM_PLACEMENT", cfg.placement);
+  if (cfg.region_bytes) set("RDSM_REGION_SIZE", std::to_string(cfg.region_bytes));
+  if (cfg.locks) set("RDSM_LOCKS", std::to_string(cfg.locks));
+  char hang[32];
+  snprintf(hang, sizeof hang, "%g", cfg.hang_seconds);
+  set("RDSM_HANG_TIMEOUT", hang);
+
+  std::vector<std::string> argv{mpirun, "-n", std::to_string(cfg.nodes)};
+  // Open MPI refuses root unless told; whoever runs rdsm as root (a
+  // container, CI) has already made that choice.
+  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  // Bound to a core each, the ranks of "hosts" that are one machine share
+  // core 0, and the fabric's progress thread competes with its own rank.
+  argv.insert(argv.end(), {"--bind-to", "none"});
+  size_t listed = 0;
+  if (!cfg.hosts.empty()) {
+    argv.insert(argv.end(), {"--host", cfg.hosts});
+    listed = 1;
+    for (char c : cfg.hosts) listed += c == ',';
+  } else if (!cfg.hostfile.empty()) {
+    argv.insert(argv.end(), {"--hostfile", cfg.hostfile});
+  }
+  // mpirun gives a host one slot per core (one per listed name with
+  // --hosts) and refuses more ranks than slots; a hostfile says its own.
+  if ((cfg.hosts.empty() && cfg.hostfile.empty() && cfg.nodes > online_cores()) ||
+      (listed && (size_t)cfg.nodes > listed))
+    argv.push_back("--oversubscribe");
+  // The one-sided component that works (mpi_environment.cpp); a choice the
+  // user made in the environment stays.
+  if (!getenv("OMPI_MCA_osc")) argv.insert(argv.end(), {"--mca", "osc", "ucx"});
+  if (cfg.timeout_seconds > 0)
+    argv.insert(argv.end(), {"--timeout", std::to_string((long)std::ceil(cfg.timeout_seconds))});
+  // Every RDSM_* setting reaches the ranks on other hosts too.
+  for (char **e = environ; *e; ++e)
+    if (!strncmp(*e, "RDSM_", 5)) {
+      const char *eq = strchr(*e, '=');
+      if (eq) argv.insert(argv.end(), {"-x", std::string(*e, (size_t)(eq - *e))});
+    }
+  argv.push_back(cfg.program_path);
+  argv.insert(argv.end(), cfg.args.begin(), cfg.args.end());
+  return argv;
+}
+
+int exec_mpirun(const RunConfig &cfg) {
+  std::vector<std::string> args;
+  try {
+    args = mpirun_command(cfg);
+  } catch (const UsageError &e) {
+    fprintf(stderr, "rdsm: error: %s\n", e.what());
+    return 2;
+  }
+  std::vector<char *> argv;
+  for (auto &a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  fflush(nullptr);
+  execv(argv[0], argv.data());
+  fprintf(stderr, "rdsm: error: cannot run %s: %s\n", argv[0], strerror(errno));
+  return 127;
+}
+
+}  // namespace rdsm::launcher

@@ -1,0 +1,21 @@
+// `rdsm run --fabric mpi`: a thin wrapper around Open MPI's mpirun, which
+// starts and owns the job; the nodes take their settings from RDSM_*
+// variables that mpirun hands to every rank, on every host.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "launcher/cli.hpp"
+
+namespace rdsm::launcher {
+
+// The mpirun command line for `cfg` (argv, the mpirun path first) and the
+// RDSM_* settings it exports, set in this process's environment.  Throws
+// UsageError when this rdsm has no mpi fabric or no Open MPI mpirun is found.
+std::vector<std::string> mpirun_command(const RunConfig &cfg);
+
+// Replaces this process with mpirun; returns only when that fails (after
+// printing why), with the exit status to end with.
+int exec_mpirun(const RunConfig &cfg);
+
+}  // namespace rdsm::launcher

@@ -1,0 +1,30 @@
+#!/bin/bash
+# rank_killed.sh RDSM FAIL_NODE
+#
+# A job of 4 ranks started by `rdsm run --fabric mpi`, in which rank 2
+# hangs after the first barrier and is killed with SIGKILL while the others
+# wait.  The job must end with a non-zero status within 5 s, naming rank 2,
+# and leave no process of the job and nothing in /dev/shm behind.
+. "$(dirname "$0")/../mp/lib.sh"
+
+[ $# -eq 2 ] || fail "usage: rank_killed.sh RDSM FAIL_NODE"
+RDSM=$1
+PROG=$2
+
+shm_snapshot
+start_bg "$RDSM" run --fabric mpi -n 4 "$PROG" hang 2 "$MP_TMP" "$MP_MARKER"
+# Rank 2 writes failtime after the first barrier, right before it hangs.
+wait_for_file "$MP_TMP/failtime" 60
+wait_for_file "$MP_TMP/pid.2" 10
+victim=$(cat "$MP_TMP/pid.2")
+alive "$victim" || fail "rank 2 (pid $victim) is not running"
+t0=$(now_us)
+kill -KILL "$victim"
+wait_bg 20
+expect_status nonzero
+expect_stderr 'rank 2 .*(signal 9|Killed)'
+ms=$(elapsed_ms "$t0" "$END_US")
+[ "$ms" -le 5000 ] || fail "the job ended ${ms} ms after rank 2 was killed (limit 5000 ms)"
+check_no_leftovers
+check_shm
+echo "PASS: rank 2 killed: exit status $STATUS, ended ${ms} ms after the kill"
