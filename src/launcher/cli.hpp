@@ -19,6 +19,7 @@ struct RunConfig {
   std::string placement;  // "first-touch", "block" or "cyclic"
   size_t region_bytes = 0;
   int locks = 0;
+  int threads = 1;
   std::string stats_file;  // empty: no JSON
   double timeout_seconds = 0;  // 0: no limit
   double hang_seconds = 5;     // a node silent this long is hung (heartbeat.hpp); 0: never

@@ -35,6 +35,18 @@ NoticeSet decode_or_die(const std::vector<uint8_t> &b, const char *what) {
 
 Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     : f_(f), opt_(opt), cfg_(cfg), self_(f.rank()), nodes_(f.nodes()), notices_(f.nodes()) {
+  if (opt_.threads > 1) {
+    // Several compute threads per node: a release must write-protect every
+    // page it diffs before diffing it, so that no write of another thread
+    // of the node falls between the diff and the protection (it faults and
+    // waits for mu_ instead, then opens the next interval).  The axes that
+    // leave written pages writable across a release (kept pages, pages
+    // written ahead, write detection by a page-table scan) would let such
+    // a write slip past the diff and the twin's update, so they are off.
+    cfg_.rewrites = RewriteAxis::fault;
+    cfg_.write_ahead = WriteAheadAxis::off;
+    cfg_.detect = DetectAxis::sync;
+  }
   opt_.region_bytes = resolve_region_bytes(opt_);
   pages_ = opt_.region_bytes / kPageBytes;
   data_seg_ = f_.register_segment(opt_.region_bytes);
@@ -443,6 +455,11 @@ void Hlrc::close_interval() {
 }
 
 void Hlrc::release() {
+  std::lock_guard<std::mutex> gate(sync_mu_);
+  release_gated();
+}
+
+void Hlrc::release_gated() {
   ScopedTimer t(stats().barrier_protocol_ns);
   std::lock_guard<FutexLock> g(mu_);
   close_interval();
@@ -512,6 +529,10 @@ bool Hlrc::take_lock(int id, bool try_only) {
   std::optional<sync::Bytes> got =
       try_only ? locks_->try_acquire(id, request) : locks_->acquire(id, request, while_waiting());
   if (!got) return false;
+  // Waiting for the lock is done outside the gate (another thread of the
+  // node may release a lock meanwhile, maybe the one a remote holder of
+  // this lock waits for); learning what came with it is not.
+  std::lock_guard<std::mutex> gate(sync_mu_);
   if (cfg_.lock == LockAxis::manager) {
     if (!got->empty()) apply_notices(decode_or_die(*got, "a lock grant"));
   } else if (!got->empty()) {
@@ -527,8 +548,9 @@ bool Hlrc::take_lock(int id, bool try_only) {
 
 void Hlrc::unlock(int id) {
   if (!locks_->held(id)) api_error("rdsm_unlock", "lock %d is not held by this node", id);
+  std::lock_guard<std::mutex> gate(sync_mu_);
   f_.poll();
-  release();
+  release_gated();
   locks_->release(id, cfg_.lock == LockAxis::atomic ? vc_bytes() : sync::Bytes{});
 }
 
@@ -537,7 +559,8 @@ void Hlrc::barrier_impl(bool migrate) {
     add(stats().barriers);
     return;
   }
-  release();
+  std::lock_guard<std::mutex> gate(sync_mu_);
+  release_gated();
   uint64_t t0 = now_ns();
   VClock target(nodes_, 0);
   NoticeSet all;
@@ -573,6 +596,7 @@ void Hlrc::barrier_impl(bool migrate) {
 
 void Hlrc::acquire() {
   ScopedTimer t(stats().lock_wait_ns);
+  std::lock_guard<std::mutex> gate(sync_mu_);
   f_.poll();
   if (nodes_ == 1) return;
   if (cfg_.notices == NoticeAxis::eager_push) {
