@@ -339,6 +339,15 @@ void init(size_t shared_bytes) {
     fatal("this is a fork-join (SPLASH) program: its master forks the workers (CREATE), so start one process: "
           "`rdsm run -n 1 PROGRAM ...` or the program alone (the program's own option sets how many workers)");
   }
+  if (base.threads > 1) {
+    // CREATE makes one process per worker; grouping the workers T to a
+    // node, as threads, is not built yet.
+    if (base.launched && base.rank != 0)
+      for (;;) pause();
+    set_diagnostic_node(0);
+    fatal("this is a fork-join (SPLASH) program: its workers are processes, one per CREATE, and it does not run "
+          "%d threads per node yet; leave out --threads (RDSM_THREADS)", base.threads);
+  }
   // Some SPLASH programs keep shared pointers in 32-bit integers: unless told
   // otherwise, the region goes below 4 GiB.
   if (!getenv("RDSM_REGION_BASE")) base.region_base = kLowRegionBase;

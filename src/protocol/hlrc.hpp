@@ -11,6 +11,10 @@
 // (`versions`); a fetch returns a copy at least as new as the fetcher's
 // notices require.
 //
+// The synchronisation points (lock, unlock, barrier, acquire) are in
+// sync_points.cpp; several compute threads of a node share this object
+// (--threads, api/node_threads.hpp): see sync_mu_ and the constructor.
+//
 // How each step is carried out is one axis of ProtocolConfig, implemented
 // in one place each:
 //   home claim   home_directory.cpp   message to the directory node / remote CAS
