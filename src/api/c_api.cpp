@@ -1,10 +1,10 @@
 // The C API: argument checks that name the call, then the runtime.
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include "api/runtime.hpp"
+#include "api/thread_sync.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "stats/stats.hpp"
@@ -18,9 +18,6 @@ void check_lock(const char *call, Runtime &rt, int id) {
     api_error(call, "lock id %d is out of range 0..%d (the job has %d locks; set more with --locks)", id, n - 1,
               n);
 }
-
-// Allocation from several compute threads of a node, one at a time.
-std::mutex g_alloc_mu;
 
 // Collective calls are made once per node: by its thread 0 outside
 // rdsm_run_threads.
@@ -71,12 +68,10 @@ void rdsm_run_threads(void (*fn)(void *arg), void *arg) {
 
 void *rdsm_malloc(size_t size) {
   Runtime &rt = runtime_for("rdsm_malloc");
-  std::lock_guard<std::mutex> g(g_alloc_mu);
   return rt.allocator->allocate(size, RDSM_PLACE_DEFAULT, "rdsm_malloc");
 }
 void *rdsm_malloc_placed(size_t size, rdsm_placement placement) {
   Runtime &rt = runtime_for("rdsm_malloc_placed");
-  std::lock_guard<std::mutex> g(g_alloc_mu);
   return rt.allocator->allocate(size, placement, "rdsm_malloc_placed");
 }
 void *rdsm_malloc_all(size_t size, rdsm_placement placement) {
@@ -97,7 +92,7 @@ void rdsm_lock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_lock");
   check_lock("rdsm_lock", rt, lock_id);
   if (rt.threads) {
-    rt.threads->lock(lock_id, [&] { rt.protocol->lock(lock_id); });
+    thread_lock(rt, lock_id);
     return;
   }
   rt.protocol->lock(lock_id);
@@ -106,7 +101,7 @@ void rdsm_lock(int lock_id) {
 int rdsm_trylock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_trylock");
   check_lock("rdsm_trylock", rt, lock_id);
-  if (rt.threads) return rt.threads->try_lock(lock_id, [&] { return rt.protocol->try_lock(lock_id); });
+  if (rt.threads) return thread_try_lock(rt, lock_id);
   if (!rt.protocol->try_lock(lock_id)) return 0;
   held_locks(rt)[(size_t)lock_id] = 1;
   return 1;
@@ -115,7 +110,7 @@ void rdsm_unlock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_unlock");
   check_lock("rdsm_unlock", rt, lock_id);
   if (rt.threads) {
-    rt.threads->unlock(lock_id, [&] { rt.protocol->unlock(lock_id); });
+    thread_unlock(rt, lock_id);
     return;
   }
   std::vector<uint8_t> &held = held_locks(rt);
@@ -127,16 +122,7 @@ void rdsm_unlock(int lock_id) {
   rt.protocol->unlock(lock_id);
 }
 void rdsm_barrier(void) {
-  Runtime &rt = runtime_for("rdsm_barrier");
-  if (rt.threads) {
-    rt.threads->barrier([&] {
-      rt.allocator->count_barrier();
-      rt.protocol->barrier();
-    });
-    return;
-  }
-  rt.allocator->count_barrier();
-  rt.protocol->barrier();
+  thread_barrier(runtime_for("rdsm_barrier"), true);
 }
 void rdsm_release(void) { runtime_for("rdsm_release").protocol->release(); }
 void rdsm_acquire(void) { runtime_for("rdsm_acquire").protocol->acquire(); }

@@ -1,7 +1,7 @@
 #include "api/node_threads.hpp"
 
 #include <cstring>
-#include <thread>
+#include <system_error>
 
 #include "common/error.hpp"
 
@@ -21,31 +21,36 @@ void NodeThreads::run(void (*fn)(void *), void *arg, const char *call) {
   if (t_in_run || t_local_id != 0)
     api_error(call, "called inside rdsm_run_threads; the threads of a node are started once, by thread 0, "
               "outside any rdsm_run_threads");
-  if (per_node_ == 1) {
-    t_in_run = true;
-    fn(arg);
-    t_in_run = false;
-    return;
-  }
-  std::vector<std::thread> others;
-  others.reserve((size_t)per_node_ - 1);
-  team_ = per_node_;
   t_in_run = true;
-  for (int i = 1; i < per_node_; ++i) {
+  start_helpers(std::vector<std::function<void()>>((size_t)per_node_ - 1, [fn, arg] { fn(arg); }), call);
+  fn(arg);
+  join_helpers();
+  t_in_run = false;
+}
+
+void NodeThreads::start_helpers(const std::vector<std::function<void()>> &fns, const char *call) {
+  if (!helpers_.empty() || (int)fns.size() >= per_node_)
+    fatal("internal error: %s: %zu more threads on a node of %d, %zu running", call, fns.size(), per_node_,
+          helpers_.size());
+  team_ = 1 + (int)fns.size();
+  for (size_t i = 0; i < fns.size(); ++i) {
+    const int local = (int)i + 1;
     try {
-      others.emplace_back([fn, arg, i] {
-        t_local_id = i;
+      helpers_.emplace_back([body = fns[i], local] {
+        t_local_id = local;
         t_in_run = true;
-        fn(arg);
+        body();
       });
     } catch (const std::system_error &e) {
-      fatal("%s: cannot start compute thread %d of %d: %s (check `ulimit -u`, or use fewer --threads)", call, i,
-            per_node_, e.what());
+      fatal("%s: cannot start compute thread %d of %d: %s (check `ulimit -u`, or use fewer --threads)", call, local,
+            team_, e.what());
     }
   }
-  fn(arg);
-  for (std::thread &t : others) t.join();
-  t_in_run = false;
+}
+
+void NodeThreads::join_helpers() {
+  for (std::thread &t : helpers_) t.join();
+  helpers_.clear();
   team_ = 1;
 }
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace rdsm {
@@ -41,6 +42,13 @@ class NodeThreads {
   // Runs fn(arg) on per_node() threads, the caller as thread 0; returns
   // once every one of them has returned.
   void run(void (*fn)(void *), void *arg, const char *call);
+  // The two halves of run, for fork-join programs whose node runs other
+  // functions on its threads: starts threads 1..fns.size() of the node,
+  // thread i running fns[i-1], while the caller goes on as thread 0
+  // (at most per_node() threads in all) ...
+  void start_helpers(const std::vector<std::function<void()>> &fns, const char *call);
+  // ... and waits until they have returned.
+  void join_helpers();
 
   // Hierarchical barrier: `node_barrier` runs once, on the last thread of
   // the node to arrive, while the others wait.
@@ -70,7 +78,8 @@ class NodeThreads {
   Stripe &stripe(int id) { return stripes_[(size_t)id % kStripes]; }
 
   int per_node_;
-  int team_ = 1;  // threads running now: per_node_ inside run(), else 1
+  int team_ = 1;  // threads running now: 1 + helpers_.size()
+  std::vector<std::thread> helpers_;
   std::vector<LockState> locks_;
   Stripe stripes_[kStripes];
 
