@@ -24,6 +24,12 @@
  * Every round ends with a barrier so that the next round's writes cannot
  * race with this round's checks.
  *
+ * With --threads T every compute thread of every node is one of the
+ * workers (rdsm_threads() of them, numbered by rdsm_thread_id()): "node"
+ * below means worker, and the threads of one node write disjoint bytes of
+ * the same pages, take the same locks and hand blocks to each other just
+ * as nodes do.
+ *
  * --seeds FIRST:COUNT runs many seeds in one job.  The shared structures are
  * allocated once and zeroed again between seeds, so each seed starts as it
  * would alone (same layout, zeroed data, fresh oracle) and the shared memory
@@ -523,6 +529,65 @@ static int parse_seed_range(const char *s, uint64_t *first, uint64_t *count) {
   return 0;
 }
 
+/* What the node's thread 0 hands every compute thread of the node, and
+ * what each gives back (slot: its number within the node). */
+typedef struct thread_result {
+  uint64_t errors, done, total, seed;
+  int kinds[4];
+  double elapsed;
+} thread_result;
+
+typedef struct job {
+  shared_state sh;
+  uint64_t first_seed, seed_count;
+  int have_seeds;
+  long long rounds;
+  thread_result *results; /* one per thread of the node */
+} job;
+
+/* Every compute thread of every node runs the seeds as one worker of
+ * rdsm_threads(), with its own oracle. */
+static void run_worker(void *arg) {
+  job *j = (job *)arg;
+  ctx c;
+  memset(&c, 0, sizeof c);
+  c.me = rdsm_thread_id();
+  c.nodes = rdsm_threads();
+  c.psz = rdsm_page_size();
+  c.lock_count = rdsm_lock_count();
+  c.sh = j->sh;
+  c.oracle = (uint8_t *)calloc((size_t)ARRAY_PAGES, c.psz); /* shared memory starts zeroed too */
+  c.owned_oracle = (uint8_t *)calloc((size_t)OWN_PAGES, c.psz);
+  if (!c.oracle || !c.owned_oracle) {
+    fprintf(stderr, "stress: out of memory\n");
+    exit(1);
+  }
+  /* Seed after seed on the same shared structures, re-zeroed in between;
+   * the first failing seed ends the run, on every worker alike: all of them
+   * read the same reports after the same barrier. */
+  thread_result *r = &j->results[c.me % rdsm_node_threads()];
+  memset(r, 0, sizeof *r);
+  rdsm_barrier();
+  double t0 = rdsm_wtime();
+  for (;;) {
+    reset_private(&c, j->first_seed + r->done);
+    run_rounds(&c, j->rounds, r->kinds);
+    c.sh.reports[c.me].errors = c.errors;
+    ++r->done;
+    if (!j->have_seeds) break; /* one seed: the verdict below is all the exchange needed */
+    rdsm_barrier();
+    r->total = total_errors(&c);
+    if (r->total != 0 || r->done == j->seed_count) break;
+    rezero_shared(&c);
+  }
+  r->elapsed = rdsm_wtime() - t0;
+  r->errors = c.errors;
+  r->seed = c.seed;
+  rdsm_barrier(); /* every worker's report is posted before node 0's thread 0 reads them */
+  free(c.oracle);
+  free(c.owned_oracle);
+}
+
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const char *prog = argc > 0 ? argv[0] : "stress";
@@ -553,10 +618,11 @@ int main(int argc, char **argv) {
     seed_count = 1;
   }
 
+  /* Node 0's thread 0 reads the reports and prints the verdict. */
   ctx c;
   memset(&c, 0, sizeof c);
-  c.me = rdsm_rank();
-  c.nodes = rdsm_nodes();
+  c.me = rdsm_thread_id();
+  c.nodes = rdsm_threads();
   c.psz = rdsm_page_size();
   c.lock_count = rdsm_lock_count();
   if (c.lock_count < 1) {
@@ -567,36 +633,37 @@ int main(int argc, char **argv) {
 
   app_verdict verdict = app_verdict_create();
   alloc_shared(&c);
-  c.oracle = (uint8_t *)calloc((size_t)ARRAY_PAGES, c.psz); /* shared memory starts zeroed too */
-  c.owned_oracle = (uint8_t *)calloc((size_t)OWN_PAGES, c.psz);
-  if (!c.oracle || !c.owned_oracle) {
+  job j;
+  memset(&j, 0, sizeof j);
+  j.sh = c.sh;
+  j.first_seed = first_seed;
+  j.seed_count = seed_count;
+  j.have_seeds = have_seeds;
+  j.rounds = rounds;
+  j.results = (thread_result *)calloc((size_t)rdsm_node_threads(), sizeof(thread_result));
+  if (!j.results) {
     fprintf(stderr, "%s: out of memory\n", prog);
     exit(1);
   }
+  rdsm_run_threads(run_worker, &j);
 
-  /* Seed after seed on the same shared structures, re-zeroed in between;
-   * the first failing seed ends the run, on every node alike: all of them
-   * read the same reports after the same barrier. */
-  int kinds[4] = {0, 0, 0, 0};
-  uint64_t done = 0, total = 0;
-  rdsm_barrier();
-  double t0 = rdsm_wtime();
-  for (;;) {
-    reset_private(&c, first_seed + done);
-    run_rounds(&c, rounds, kinds);
-    c.sh.reports[c.me].errors = c.errors;
-    ++done;
-    if (!have_seeds) break; /* one seed: the verdict below is all the exchange needed */
-    rdsm_barrier();
-    total = total_errors(&c);
-    if (total != 0 || done == seed_count) break;
-    rezero_shared(&c);
-  }
-  double elapsed = rdsm_wtime() - t0;
+  /* The node's threads together: mismatches summed, thread 0's account of
+   * the seeds (every worker stopped at the same seed and round). */
+  int kinds[4];
+  memcpy(kinds, j.results[0].kinds, sizeof kinds);
+  uint64_t done = j.results[0].done, total = j.results[0].total;
+  double elapsed = j.results[0].elapsed;
+  c.seed = j.results[0].seed;
+  for (int t = 0; t < rdsm_node_threads(); ++t) c.errors += j.results[t].errors;
 
   int all_ok = app_verdict_gather(verdict, c.errors == 0);
   int pass = 0;
   if (c.me == 0) {
+    char shape[64];
+    if (rdsm_node_threads() > 1)
+      snprintf(shape, sizeof shape, "%d nodes x %d threads", rdsm_nodes(), rdsm_node_threads());
+    else
+      snprintf(shape, sizeof shape, "%d nodes", rdsm_nodes());
     pass = all_ok;
     if (!have_seeds) total = total_errors(&c);
     if (!pass) {
@@ -606,12 +673,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "stress: seeds %llu..%llu passed before it; rerun it alone with --seed %llu\n",
                 (unsigned long long)first_seed, (unsigned long long)(c.seed - 1), (unsigned long long)c.seed);
     } else if (have_seeds) {
-      printf("PASS stress: seeds %llu..%llu (%llu seeds, %lld rounds each), %d nodes, %.3f s\n",
+      printf("PASS stress: seeds %llu..%llu (%llu seeds, %lld rounds each), %s, %.3f s\n",
              (unsigned long long)first_seed, (unsigned long long)(first_seed + seed_count - 1),
-             (unsigned long long)seed_count, rounds, c.nodes, elapsed);
+             (unsigned long long)seed_count, rounds, shape, elapsed);
     } else {
-      printf("PASS stress: seed %llu, %lld rounds (writes %d, counters %d, chains %d, owners %d), %d nodes, %.3f s\n",
-             (unsigned long long)seed, rounds, kinds[0], kinds[1], kinds[2], kinds[3], c.nodes, elapsed);
+      printf("PASS stress: seed %llu, %lld rounds (writes %d, counters %d, chains %d, owners %d), %s, %.3f s\n",
+             (unsigned long long)seed, rounds, kinds[0], kinds[1], kinds[2], kinds[3], shape, elapsed);
     }
     fflush(stdout);
     FILE *f = app_json_begin(prog, json, "stress", pass);
@@ -633,8 +700,7 @@ int main(int argc, char **argv) {
     }
   }
   int status = app_verdict_publish(verdict, pass);
-  free(c.oracle);
-  free(c.owned_oracle);
+  free(j.results);
   rdsm_finalize();
   return status;
 }

@@ -34,6 +34,27 @@ int rdsm_initialized(void);
 int rdsm_rank(void);   /* 0 .. rdsm_nodes()-1 */
 int rdsm_nodes(void);
 
+/* ---- compute threads of a node ------------------------------------------
+ * `rdsm run -n N --threads T` (or RDSM_THREADS=T) gives each node T compute
+ * threads that share the node's copy of the shared memory; coherence between
+ * nodes stays per node.  A node runs one thread (its thread 0, the one that
+ * called rdsm_init) except inside rdsm_run_threads, which runs fn(arg) on
+ * all T threads of the node, the caller as its thread 0, and returns once
+ * every one has returned.  Call it the same number of times on every node.
+ * Inside it, rdsm_barrier() is a barrier of all N x T threads, and locks are
+ * held by threads (a thread unlocks what it locked).  Collective calls
+ * (rdsm_malloc_all, rdsm_finalize) are made outside it.  Private globals of
+ * the program are shared by the threads of a node: keep per-thread state
+ * in the function's locals (or thread-local variables).  With T = 1 fn runs
+ * on the caller alone, at no cost. */
+void rdsm_run_threads(void (*fn)(void *arg), void *arg);
+int rdsm_node_threads(void); /* T */
+int rdsm_threads(void);      /* N x T: every compute thread of the job */
+/* The caller's global thread id, 0 .. rdsm_threads()-1, node-major: the
+ * threads of node 0 first.  Thread 0 of node r (outside rdsm_run_threads)
+ * is r x T. */
+int rdsm_thread_id(void);
+
 /* ---- shared memory ---------------------------------------------------- */
 
 /* Where the home copy of each page of an allocation lives. */
@@ -69,6 +90,9 @@ void *rdsm_root(int slot);
 
 /* Locks are numbered 0 .. rdsm_lock_count()-1; they need no creation. */
 int rdsm_lock_count(void);
+/* Between the threads of a node a lock is handed over without any remote
+ * operation while threads of the node wait for it (a bounded number of
+ * times in a row, so that other nodes are not starved). */
 void rdsm_lock(int lock_id);
 /* rdsm_lock without waiting: returns 1 with the lock taken, exactly as
  * rdsm_lock would (the writes its previous holders released are visible),

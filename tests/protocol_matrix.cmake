@@ -145,3 +145,30 @@ foreach(variant "async:lock=atomic" "genima:lock=manager")
                                             FAIL_REGULAR_EXPRESSION "FAIL")
   endforeach()
 endforeach()
+
+# Multi-threaded nodes (--threads, api/node_threads.hpp): the stress, SOR and
+# LU with every compute thread a worker, under every preset, at 2 nodes x 2
+# threads (both handler modes: the threads of a node share its protocol state
+# with faults, releases and acquires of other threads in progress) and at 1
+# node x 4 threads (locks handed over inside the node, the local barrier).
+if(RDSM_SANITIZE)
+  set(thread_seeds 1:8)
+else()
+  set(thread_seeds 1:30)
+endif()
+foreach(protocol ${RDSM_TEST_PROTOCOLS})
+  foreach(shape "2:2:interrupt" "2:2:poll" "1:4:interrupt")
+    string(REPLACE ":" ";" parts "${shape}")
+    list(GET parts 0 nodes)
+    list(GET parts 1 threads)
+    list(GET parts 2 handler)
+    set(run $<TARGET_FILE:rdsm> run -n ${nodes} --threads ${threads} --protocol ${protocol} --handler ${handler}
+            --timeout 600 --quiet)
+    set(suffix ${protocol}.${handler}.n${nodes}t${threads})
+    add_test(NAME stress.${suffix} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${thread_seeds})
+    add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
+    add_test(NAME lu.${suffix} COMMAND ${run} $<TARGET_FILE:lu> -n 256 -b 16)
+    set_tests_properties(stress.${suffix} sor.${suffix} lu.${suffix} PROPERTIES LABELS "mp;threads" TIMEOUT 700
+                         PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()

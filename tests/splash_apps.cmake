@@ -27,6 +27,26 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
                            PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
     endforeach()
   endforeach()
+  # Multi-threaded nodes (--threads): 4 workers as 2 nodes of 2 threads
+  # under every preset, as 1 node of 4 threads, and 3 workers on nodes of 2
+  # threads (the last node runs one).
+  foreach(protocol async ardmar draw newgen genima rdsm hw)
+    set(name splash_app.${tag}.${protocol}.p4t2)
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:${prog}> -p4 ${args})
+    set_tests_properties(${name} PROPERTIES LABELS "mp;splash;threads" TIMEOUT 120
+                         ENVIRONMENT "RDSM_PROTOCOL=${protocol};RDSM_THREADS=2"
+                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
+  endforeach()
+  if(NOT tag STREQUAL "lu_global")
+    set(name splash_app.${tag}.rdsm.p4t4)
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:${prog}> -p4 ${args})
+    set(name3 splash_app.${tag}.launcher.p3t2)
+    add_test(NAME ${name3} COMMAND $<TARGET_FILE:rdsm> run -n 1 --threads 2 --protocol genima --quiet
+                                   $<TARGET_FILE:${prog}> -p3 ${args})
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "RDSM_PROTOCOL=rdsm;RDSM_THREADS=4")
+    set_tests_properties(${name} ${name3} PROPERTIES LABELS "mp;splash;threads" TIMEOUT 120
+                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
+  endif()
   if(NOT tag STREQUAL "lu_global")
     set(name splash_app.${tag}.launcher.p4)
     add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n 1 --protocol genima --quiet $<TARGET_FILE:${prog}> -p4 ${args})

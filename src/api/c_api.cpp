@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/runtime.hpp"
+#include "api/thread_sync.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "stats/stats.hpp"
@@ -18,8 +19,17 @@ void check_lock(const char *call, Runtime &rt, int id) {
               n);
 }
 
+// Collective calls are made once per node: by its thread 0 outside
+// rdsm_run_threads.
+void check_node_level(const char *call, Runtime &rt) {
+  if (rt.threads && (rt.threads->in_region() || NodeThreads::local_id() != 0))
+    api_error(call, "called inside rdsm_run_threads; it is collective over the nodes: call it before or after "
+              "rdsm_run_threads, from the node's thread 0");
+}
+
 // The locks this node holds through rdsm_lock or rdsm_trylock, so that unlocking one it does
-// not hold is reported in the caller's terms.
+// not hold is reported in the caller's terms (one compute thread per node;
+// with more, NodeThreads keeps each lock's holder).
 std::vector<uint8_t> &held_locks(Runtime &rt) {
   static std::vector<uint8_t> held((size_t)rt.protocol->lock_count());
   return held;
@@ -29,20 +39,45 @@ std::vector<uint8_t> &held_locks(Runtime &rt) {
 extern "C" {
 
 void rdsm_init(int *argc, char ***argv) { runtime_start(argc, argv); }
-void rdsm_finalize(void) { runtime_finish(); }
+void rdsm_finalize(void) {
+  if (Runtime *rt = runtime_if_initialized()) check_node_level("rdsm_finalize", *rt);
+  runtime_finish();
+}
 int rdsm_initialized(void) { return runtime_if_initialized() != nullptr; }
 
 int rdsm_rank(void) { return runtime_for("rdsm_rank").fabric->rank(); }
 int rdsm_nodes(void) { return runtime_for("rdsm_nodes").fabric->nodes(); }
+int rdsm_node_threads(void) { return runtime_for("rdsm_node_threads").opt.threads; }
+int rdsm_threads(void) {
+  Runtime &rt = runtime_for("rdsm_threads");
+  return rt.fabric->nodes() * rt.opt.threads;
+}
+int rdsm_thread_id(void) {
+  Runtime &rt = runtime_for("rdsm_thread_id");
+  return rt.fabric->rank() * rt.opt.threads + NodeThreads::local_id();
+}
+void rdsm_run_threads(void (*fn)(void *arg), void *arg) {
+  Runtime &rt = runtime_for("rdsm_run_threads");
+  if (rt.threads) {
+    rt.threads->run(fn, arg, "rdsm_run_threads");
+    return;
+  }
+  if (!fn) api_error("rdsm_run_threads", "NULL function; pass the function every thread of the node runs");
+  fn(arg);
+}
 
 void *rdsm_malloc(size_t size) {
-  return runtime_for("rdsm_malloc").allocator->allocate(size, RDSM_PLACE_DEFAULT, "rdsm_malloc");
+  Runtime &rt = runtime_for("rdsm_malloc");
+  return rt.allocator->allocate(size, RDSM_PLACE_DEFAULT, "rdsm_malloc");
 }
 void *rdsm_malloc_placed(size_t size, rdsm_placement placement) {
-  return runtime_for("rdsm_malloc_placed").allocator->allocate(size, placement, "rdsm_malloc_placed");
+  Runtime &rt = runtime_for("rdsm_malloc_placed");
+  return rt.allocator->allocate(size, placement, "rdsm_malloc_placed");
 }
 void *rdsm_malloc_all(size_t size, rdsm_placement placement) {
-  return runtime_for("rdsm_malloc_all").allocator->allocate_collective(size, placement);
+  Runtime &rt = runtime_for("rdsm_malloc_all");
+  check_node_level("rdsm_malloc_all", rt);
+  return rt.allocator->allocate_collective(size, placement);
 }
 int rdsm_is_shared(const void *p) {
   Runtime *rt = runtime_if_initialized();
@@ -56,12 +91,17 @@ int rdsm_lock_count(void) { return runtime_for("rdsm_lock_count").protocol->lock
 void rdsm_lock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_lock");
   check_lock("rdsm_lock", rt, lock_id);
+  if (rt.threads) {
+    thread_lock(rt, lock_id);
+    return;
+  }
   rt.protocol->lock(lock_id);
   held_locks(rt)[(size_t)lock_id] = 1;
 }
 int rdsm_trylock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_trylock");
   check_lock("rdsm_trylock", rt, lock_id);
+  if (rt.threads) return thread_try_lock(rt, lock_id);
   if (!rt.protocol->try_lock(lock_id)) return 0;
   held_locks(rt)[(size_t)lock_id] = 1;
   return 1;
@@ -69,6 +109,10 @@ int rdsm_trylock(int lock_id) {
 void rdsm_unlock(int lock_id) {
   Runtime &rt = runtime_for("rdsm_unlock");
   check_lock("rdsm_unlock", rt, lock_id);
+  if (rt.threads) {
+    thread_unlock(rt, lock_id);
+    return;
+  }
   std::vector<uint8_t> &held = held_locks(rt);
   if ((size_t)lock_id >= held.size() || !held[(size_t)lock_id])
     api_error("rdsm_unlock",
@@ -78,9 +122,7 @@ void rdsm_unlock(int lock_id) {
   rt.protocol->unlock(lock_id);
 }
 void rdsm_barrier(void) {
-  Runtime &rt = runtime_for("rdsm_barrier");
-  rt.allocator->count_barrier();
-  rt.protocol->barrier();
+  thread_barrier(runtime_for("rdsm_barrier"), true);
 }
 void rdsm_release(void) { runtime_for("rdsm_release").protocol->release(); }
 void rdsm_acquire(void) { runtime_for("rdsm_acquire").protocol->acquire(); }

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <functional>
 #include <vector>
 
 #include "api/runtime.hpp"
@@ -47,6 +48,10 @@ struct State {
   Options base;  // the environment's options, sized for fork-join jobs
   int file0 = -1;
   std::vector<void (*)()> pending;
+  // Compute threads of the current job (the master and the functions CREATE
+  // handed out: job_workers()), T to a node, node-major.
+  int job_workers = 1;
+  bool helpers = false;  // the master's node runs CREATE'd functions on threads of its own
   std::vector<Worker> workers;
   std::vector<int> worker_files;
   // One word per rank, shared with the workers: 1 once the worker has left
@@ -62,10 +67,13 @@ State &g = *new State;
 
 void check_master(const char *call) {
   if (!g.on) api_error(call, "called before MAIN_INITENV; the master calls MAIN_INITENV first");
-  if (g.worker)
+  if (g.worker || NodeThreads::local_id() != 0)
     api_error(call, "called by a worker; only the master (the process that ran MAIN_INITENV) may: call %s from the "
               "master", call);
 }
+
+// Workers of one fork-join job: kMaxForkJoinNodes nodes of --threads each.
+int max_workers() { return kMaxForkJoinNodes * g.base.threads; }
 
 Options job_options(int nodes, int rank, const std::vector<int> &files) {
   Options o = g.base;
@@ -222,14 +230,40 @@ void stop_watcher() {
   if (read(g.watcher_stop, &drained, sizeof drained) < 0) drained = 0;
 }
 
-[[noreturn]] void run_worker(int rank, int nodes, const std::vector<int> &files, void (*fn)()) {
+// Runs a node's share of the workers: fns[0] on the calling thread, the
+// others on threads of the node (--threads).
+void run_on_threads(const std::vector<void (*)()> &fns, bool wait) {
+  if (fns.size() > 1) {
+    std::vector<std::function<void()>> others(fns.begin() + 1, fns.end());
+    runtime_for("CREATE").threads->start_helpers(others, "CREATE");
+    g.helpers = true;
+  }
+  if (fns.empty() || !fns[0]) return;
+  fns[0]();
+  if (wait && g.helpers) {
+    runtime_for("CREATE").threads->join_helpers();
+    g.helpers = false;
+  }
+}
+
+// The functions node `rank` runs, T to a node, node-major: worker 0 is the
+// master (nullptr: it goes on with the program), worker w >= 1 runs the
+// w-th function CREATE handed out.
+std::vector<void (*)()> functions_of(int rank) {
+  const int t = g.base.threads;
+  std::vector<void (*)()> fns;
+  for (int w = rank * t; w < std::min(g.job_workers, (rank + 1) * t); ++w) fns.push_back(w ? g.pending[w - 1] : nullptr);
+  return fns;
+}
+
+[[noreturn]] void run_worker(int rank, int nodes, const std::vector<int> &files, const std::vector<void (*)()> &fns) {
   // Die with the master; if it is already gone, do not start.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != g.master) _exit(1);
   g.worker = true;
   if (g.watcher_stop >= 0) close(g.watcher_stop);
   runtime_build(job_options(nodes, rank, files));
-  fn();
+  run_on_threads(fns, true);
   // The job's final barrier: this worker's last release.  Its statistics go
   // to its node block, from which the master passes them on to a launcher
   // (record_worker_stats).
@@ -240,7 +274,15 @@ void stop_watcher() {
 }
 
 void form(const char *call) {
-  const int nodes = 1 + (int)g.pending.size();
+  g.job_workers = 1 + (int)g.pending.size();
+  const int nodes = (g.job_workers + g.base.threads - 1) / g.base.threads;
+  if (nodes == 1) {
+    // Every worker is a thread of the master's node: no job to form.
+    std::vector<void (*)()> mine = functions_of(0);
+    g.pending.clear();
+    run_on_threads(mine, false);
+    return;
+  }
   Runtime &rt = runtime_for(call);
   const uint64_t used_pages = (rt.allocator->used_bytes() + 4095) / 4096;
   const KeptRange kept = kept_range(rt);
@@ -256,11 +298,12 @@ void form(const char *call) {
     if (pid < 0)
       fatal("%s: cannot fork worker %d of %d: %s (check `ulimit -u` and free memory)", call, r, nodes - 1,
             strerror(errno));
-    if (pid == 0) run_worker(r, nodes, files, g.pending[r - 1]);
+    if (pid == 0) run_worker(r, nodes, files, functions_of(r));
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd < 0) fatal("%s: pidfd_open failed: %s (Linux 5.3 or newer is needed)", call, strerror(errno));
     g.workers.push_back({pid, pidfd, r});
   }
+  std::vector<void (*)()> mine = functions_of(0);
   g.pending.clear();
   start_watcher();
   // The master's statistics cover all its jobs (a launcher reports them).
@@ -271,6 +314,7 @@ void form(const char *call) {
         if (used_pages) job.protocol->place(0, used_pages, RDSM_PLACE_LOCAL);
       },
       true);
+  run_on_threads(mine, false);  // the master goes on as thread 0
 }
 
 static_assert(kMaxForkJoinNodes <= kMaxForkedRanks, "the master's node block holds every worker's statistics");
@@ -288,6 +332,13 @@ void record_worker_stats(int nodes) {
     unmap_node_block(b);
   }
   unmap_node_block(master);
+}
+
+// The master's threads have returned; their writes are the node's.
+void join_master_helpers() {
+  if (!g.helpers) return;
+  runtime_for("WAIT_FOR_END").threads->join_helpers();
+  g.helpers = false;
 }
 
 void back_to_one_node(const char *call) {
@@ -309,6 +360,7 @@ void back_to_one_node(const char *call) {
   for (int fd : g.worker_files) close(fd);
   g.worker_files.clear();
   clear_all_but(kept);
+  g.job_workers = 1;
   runtime_build(job_options(1, 0, {g.file0}), {}, true);
 }
 
@@ -324,6 +376,7 @@ void master_exits() {
 }  // namespace
 
 bool in_fork_join_program() { return g.on; }
+int job_workers() { return g.on ? g.job_workers : runtime_for("BARRIER").fabric->nodes(); }
 
 void init(size_t shared_bytes) {
   if (g.on) api_error("MAIN_INITENV", "called twice; call it once, in the master, before the other macros");
@@ -366,21 +419,22 @@ void init(size_t shared_bytes) {
 void create(void (*fn)(), const char *call) {
   check_master(call);
   if (!fn) api_error(call, "NULL function");
-  if (!g.workers.empty())
+  if (!g.workers.empty() || g.helpers)
     api_error(call, "called while the workers of an earlier CREATE run; call WAIT_FOR_END before creating more");
-  if ((int)g.pending.size() + 1 >= kMaxForkJoinNodes)
+  if ((int)g.pending.size() + 1 >= max_workers())
     api_error(call,
-              "more than %d workers; a fork-join job has at most %d nodes: create at most %d workers (run the "
+              "more than %d workers; a fork-join job has at most %d nodes%s: create at most %d workers (run the "
               "program with fewer processes)",
-              kMaxForkJoinNodes - 1, kMaxForkJoinNodes, kMaxForkJoinNodes - 1);
+              max_workers() - 1, kMaxForkJoinNodes, g.base.threads > 1 ? " of --threads each" : "",
+              max_workers() - 1);
   g.pending.push_back(fn);
 }
 
 void create_and_run(void (*fn)(), long nodes, const char *call) {
   check_master(call);
-  if (nodes < 1 || nodes > kMaxForkJoinNodes)
+  if (nodes < 1 || nodes > max_workers())
     api_error(call, "%ld processes asked for; a fork-join job has 1 to %d: ask for 1 to %d processes", nodes,
-              kMaxForkJoinNodes, kMaxForkJoinNodes);
+              max_workers(), max_workers());
   for (long i = 1; i < nodes; ++i) create(fn, call);
   form_pending_job();
   fn();
@@ -394,7 +448,11 @@ void form_pending_job() {
 void wait_for_end(const char *call) {
   check_master(call);
   form_pending_job();
-  if (g.workers.empty()) return;
+  join_master_helpers();
+  if (g.workers.empty()) {
+    g.job_workers = 1;
+    return;
+  }
   back_to_one_node(call);
 }
 

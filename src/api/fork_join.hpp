@@ -18,6 +18,11 @@
 // synchronisation-object table and the shared data.  Everything else is
 // cleared between jobs.
 //
+// With --threads T the workers are grouped T to a node, node-major: the
+// master's node runs the master and the first T-1 functions CREATE handed
+// out (on threads of its own), the next node the next T, and so on; a job
+// of P workers has ceil(P / T) nodes.
+//
 // A worker that dies, or exits before its function returned, ends the
 // program at once with a message naming it; workers die with the master.
 #pragma once
@@ -42,5 +47,9 @@ void wait_for_end(const char *call);
 // MAIN_END: waits for any workers, then leaves the runtime.
 void end();
 bool in_fork_join_program();
+// The compute threads of the current job: the master and the workers of
+// the last CREATEs (1 between jobs); the job's node count in a program
+// that is not fork-join.
+int job_workers();
 
 }  // namespace rdsm::fj

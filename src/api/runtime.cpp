@@ -75,6 +75,7 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->registry = std::make_unique<SyncRegistry>(*rt->fabric, rt->opt.locks);
   rt->protocol = std::make_unique<Hlrc>(*rt->fabric, rt->opt, *cfg);
   rt->allocator->bind(*rt->protocol);
+  if (rt->opt.threads > 1) rt->threads = std::make_unique<NodeThreads>(rt->opt.threads, rt->protocol->lock_count());
   if (rt->node_block) {
     snprintf(rt->node_block->memory, sizeof rt->node_block->memory, "%s",
              memory_backend_name(rt->protocol->region().memory_backend()));
@@ -128,6 +129,7 @@ void runtime_leave(bool last, const RuntimeHook &after_barrier) {
   g_finalized = last;
   rt.allocator.reset();
   rt.registry.reset();
+  rt.threads.reset();
   rt.protocol.reset();
   rt.fabric.reset();
   delete &rt;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "api/heartbeat.hpp"
+#include "api/node_threads.hpp"
 #include "api/shared_allocator.hpp"
 #include "api/sync_registry.hpp"
 #include "bootstrap/node_file.hpp"
@@ -20,6 +21,7 @@ struct Runtime {
   std::unique_ptr<Hlrc> protocol;
   std::unique_ptr<SharedAllocator> allocator;
   std::unique_ptr<SyncRegistry> registry;
+  std::unique_ptr<NodeThreads> threads;  // --threads > 1 only
   NodeBlock *node_block = nullptr;  // launched jobs only
   std::unique_ptr<Heartbeat> heartbeat;  // launched jobs only
 };

@@ -74,6 +74,7 @@ uint64_t SharedAllocator::bump(size_t bytes, const char *call) {
 }
 
 void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const char *call) {
+  std::lock_guard<std::mutex> g(mu_);
   if (bytes == 0) api_error(call, "size 0 requested; ask for at least one byte");
   if ((int)placement < RDSM_PLACE_DEFAULT || (int)placement > RDSM_PLACE_LOCAL)
     api_error(call,

@@ -7,6 +7,7 @@
 // per-node chunk (16-byte aligned), whose pages are homed by first touch.
 // Memory is not reused: the region is sized for the job (--region-size).
 #pragma once
+#include <mutex>
 #include <cstddef>
 #include <cstdint>
 
@@ -50,6 +51,7 @@ class SharedAllocator {
   fabric::Segment meta_;
   uint8_t *chunk_ = nullptr;  // current small-allocation chunk of this node
   size_t chunk_left_ = 0;
+  std::mutex mu_;  // allocate() from several compute threads of the node (--threads)
 };
 
 }  // namespace rdsm

@@ -12,6 +12,7 @@
 
 #include "api/fork_join.hpp"
 #include "api/runtime.hpp"
+#include "api/thread_sync.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "rdsm_splash.h"
@@ -42,9 +43,9 @@ int id_of(Runtime &rt, const void *object, const char *call) {
 // Holds the object's lock for `body`; returns what body returns.
 template <class F>
 auto with_lock(Runtime &rt, int id, F body) {
-  rt.protocol->lock(id);
+  thread_lock(rt, id);
   auto result = body();
-  rt.protocol->unlock(id);
+  thread_unlock(rt, id);
   return result;
 }
 
@@ -117,11 +118,11 @@ void rdsm_splash_alock_init(rdsm_splash_lock_t *locks, long count) {
 }
 void rdsm_splash_lock(rdsm_splash_lock_t *l) {
   Runtime &rt = sync_runtime("LOCK");
-  rt.protocol->lock(id_of(rt, l, "LOCK"));
+  thread_lock(rt, id_of(rt, l, "LOCK"));
 }
 void rdsm_splash_unlock(rdsm_splash_lock_t *l) {
   Runtime &rt = sync_runtime("UNLOCK");
-  rt.protocol->unlock(id_of(rt, l, "UNLOCK"));
+  thread_unlock(rt, id_of(rt, l, "UNLOCK"));
 }
 
 void rdsm_splash_barrier_init(rdsm_splash_barrier_t *b) {
@@ -132,14 +133,14 @@ void rdsm_splash_barrier_init(rdsm_splash_barrier_t *b) {
 }
 void rdsm_splash_barrier(rdsm_splash_barrier_t *b, long processes) {
   Runtime &rt = sync_runtime("BARRIER");
-  const int nodes = rt.fabric->nodes();
-  if (processes < 1 || processes > nodes)
+  const int workers = fj::job_workers();
+  if (processes < 1 || processes > workers)
     api_error("BARRIER",
               "%ld processes asked for, but the job has %d (the master and its CREATE'd workers); pass the number "
               "of processes that reach the barrier, 1 to %d",
-              processes, nodes, nodes);
-  if (processes == nodes) {
-    rt.protocol->barrier();
+              processes, workers, workers);
+  if (processes == workers) {
+    thread_barrier(rt, false);
     return;
   }
   int id = id_of(rt, b, "BARRIER");
@@ -195,7 +196,7 @@ void rdsm_splash_condvar_wait(rdsm_splash_condvar_t *cv, rdsm_splash_lock_t *l) 
     ++cv->waiters;
     return cv->generation;
   });
-  rt.protocol->unlock(user);
+  thread_unlock(rt, user);
   wait_until(rt, [&] {
     return with_lock(rt, id, [&] {
       if (cv->generation == arrived_in || cv->wakeups == 0) return false;
@@ -203,7 +204,7 @@ void rdsm_splash_condvar_wait(rdsm_splash_condvar_t *cv, rdsm_splash_lock_t *l) 
       return true;
     });
   });
-  rt.protocol->lock(user);
+  thread_lock(rt, user);
 }
 void rdsm_splash_condvar_signal(rdsm_splash_condvar_t *cv) {
   Runtime &rt = sync_runtime("CONDVARSIGNAL");

@@ -111,6 +111,7 @@ Options options_from_environment() {
     o.placement = v;
   }
   if (const char *v = env("RDSM_LOCKS")) o.locks = (int)parse_int("RDSM_LOCKS", v, 1, 1 << 24);
+  if (const char *v = env("RDSM_THREADS")) o.threads = (int)parse_int("RDSM_THREADS", v, 1, kMaxNodeThreads);
   if (const char *v = env("RDSM_SPIN")) o.spin = (int)parse_int("RDSM_SPIN", v, 0, 1 << 30);
   if (const char *v = env("RDSM_HANG_TIMEOUT")) {
     char *end = nullptr;

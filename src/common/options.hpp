@@ -11,6 +11,7 @@ namespace rdsm {
 enum class HandlerMode { interrupt, poll };
 
 constexpr int kMaxNodes = 1024;
+constexpr int kMaxNodeThreads = 256;  // compute threads per node (--threads)
 
 struct Options {
   int rank = 0;
@@ -34,6 +35,7 @@ struct Options {
   uintptr_t region_base = 0x200000000000ull;     // RDSM_REGION_BASE (hex or decimal)
   std::string placement = "first-touch";         // RDSM_PLACEMENT: default placement policy
   int locks = 65536;                             // RDSM_LOCKS: number of lock ids
+  int threads = 1;                               // RDSM_THREADS: compute threads per node (api/node_threads.hpp)
   int spin = 0;                                  // RDSM_SPIN: polls before sleeping in a wait (spinning
                                                  // with PAUSE is slow on virtual machines, and
                                                  // starves peers when nodes outnumber cores)

@@ -26,7 +26,10 @@ constexpr long kMaxLocks = 1L << 24;
 const char *const kFabrics[] = {"shm", "mpi"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
-enum class Flag { nodes, protocol, axes, handler, memory, fabric, hosts, hostfile, placement, region_size, locks, stats, trace, timeout, hang_timeout, quiet, help };
+enum class Flag {
+  nodes, protocol, axes, handler, memory, fabric, hosts, hostfile, placement, region_size, locks, threads, stats, trace,
+  timeout, hang_timeout, quiet, help
+};
 
 struct FlagSpec {
   Flag flag;
@@ -49,6 +52,7 @@ const FlagSpec kFlags[] = {
     {Flag::placement, "placement", 0, "P", "default home placement: first-touch, block or cyclic"},
     {Flag::region_size, "region-size", 0, "SIZE", "size of the shared region, e.g. 512M or 4G (default: a 64G reservation under uffd; under mprotect as much as vm.max_map_count allows)"},
     {Flag::locks, "locks", 0, "K", "number of lock ids (default 65536)"},
+    {Flag::threads, "threads", 0, "T", "compute threads per node sharing its pages, 1..256 (default 1)"},
     {Flag::stats, "stats", 0, "FILE", "write the job's statistics to FILE as JSON"},
     {Flag::trace, "trace", 0, "FILE",
      "write a timeline of every node's faults, fetches, locks, barriers and messages to FILE (trace-event JSON, "
@@ -214,7 +218,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, memory{{}, "RDSM_MEMORY"},
       old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"},
       placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"},
-      hang{{}, "RDSM_HANG_TIMEOUT"}, trace{{}, "RDSM_TRACE"};
+      threads{{}, "RDSM_THREADS"}, hang{{}, "RDSM_HANG_TIMEOUT"}, trace{{}, "RDSM_TRACE"};
   std::optional<std::string> stats_text, timeout_text;
   RunConfig cfg;
   *wants_help = false;
@@ -279,6 +283,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       case Flag::placement: placement.flag_value = value; break;
       case Flag::region_size: region.flag_value = value; break;
       case Flag::locks: locks.flag_value = value; break;
+      case Flag::threads: threads.flag_value = value; break;
       case Flag::stats: stats_text = value; break;
       case Flag::trace: trace.flag_value = value; break;
       case Flag::timeout: timeout_text = value; break;
@@ -374,6 +379,15 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     cfg.locks = (int)k;
   } else {
     cfg.locks = defaults.locks;
+  }
+
+  if (auto v = threads.value(&source, "threads")) {
+    long t = 0;
+    if (!parse_long(*v, 1, kMaxNodeThreads, &t))
+      throw UsageError("thread count " + quoted(*v) + " (" + source +
+                       ") is not a number of threads per node; use a whole number from 1 to " +
+                       std::to_string(kMaxNodeThreads));
+    cfg.threads = (int)t;
   }
 
   if (timeout_text) {
@@ -499,7 +513,7 @@ std::string run_help() {
       "\n"
       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_AXES,\n"
        "RDSM_HANDLER, RDSM_MEMORY, RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE,\n"
-       "RDSM_LOCKS and RDSM_HANG_TIMEOUT when set.\n"
+       "RDSM_LOCKS, RDSM_THREADS, RDSM_HANG_TIMEOUT and RDSM_TRACE when set.\n"
        "\n"
        "memory backends: uffd (userfaultfd: no limit on the region from\n"
        "vm.max_map_count) and mprotect (portable; the region is limited by\n"

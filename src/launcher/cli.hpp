@@ -21,6 +21,7 @@ struct RunConfig {
   std::string placement;  // "first-touch", "block" or "cyclic"
   size_t region_bytes = 0;
   int locks = 0;
+  int threads = 1;
   std::string stats_file;  // empty: no JSON
   std::string trace_file;  // absolute; empty: no timeline trace
   double timeout_seconds = 0;  // 0: no limit

@@ -85,6 +85,7 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   set("RDSM_PLACEMENT", cfg.placement);
   if (cfg.region_bytes) set("RDSM_REGION_SIZE", std::to_string(cfg.region_bytes));
   if (cfg.locks) set("RDSM_LOCKS", std::to_string(cfg.locks));
+  set("RDSM_THREADS", std::to_string(cfg.threads));
   char hang[32];
   snprintf(hang, sizeof hang, "%g", cfg.hang_seconds);
   set("RDSM_HANG_TIMEOUT", hang);

@@ -45,6 +45,7 @@ std::vector<std::string> node_environment(const RunConfig &cfg, int rank, const 
       {"RDSM_REGION_SIZE", cfg.region_bytes ? std::to_string(cfg.region_bytes) : ""},  // empty: the default
       {"RDSM_PLACEMENT", cfg.placement},
       {"RDSM_LOCKS", std::to_string(cfg.locks)},
+      {"RDSM_THREADS", std::to_string(cfg.threads)},
       {"RDSM_HANG_TIMEOUT", std::to_string(cfg.hang_seconds)},  // a fork-join master watches its workers
       {"RDSM_TRACE", cfg.trace_file},  // the nodes write parts of it; the launcher merges them
   };

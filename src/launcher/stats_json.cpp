@@ -142,6 +142,7 @@ std::string stats_json(const RunConfig &cfg, const JobResult &result) {
   member("placement", str(cfg.placement));
   member("region_size", num(result.region_bytes ? result.region_bytes : (uint64_t)cfg.region_bytes));
   member("locks", std::to_string(cfg.locks));
+  member("threads", std::to_string(cfg.threads));
   member("nodes", std::to_string(cfg.nodes));
   member("forked_jobs", std::to_string(result.forked_jobs));
   member("wall_seconds", num(result.wall_seconds));

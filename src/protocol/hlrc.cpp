@@ -36,6 +36,18 @@ NoticeSet decode_or_die(const std::vector<uint8_t> &b, const char *what) {
 
 Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     : f_(f), opt_(opt), cfg_(cfg), self_(f.rank()), nodes_(f.nodes()), notices_(f.nodes()) {
+  if (opt_.threads > 1) {
+    // Several compute threads per node: a release must write-protect every
+    // page it diffs before diffing it, so that no write of another thread
+    // of the node falls between the diff and the protection (it faults and
+    // waits for mu_ instead, then opens the next interval).  The axes that
+    // leave written pages writable across a release (kept pages, pages
+    // written ahead, write detection by a page-table scan) would let such
+    // a write slip past the diff and the twin's update, so they are off.
+    cfg_.rewrites = RewriteAxis::fault;
+    cfg_.write_ahead = WriteAheadAxis::off;
+    cfg_.detect = DetectAxis::sync;
+  }
   opt_.region_bytes = resolve_region_bytes(opt_);
   pages_ = opt_.region_bytes / kPageBytes;
   data_seg_ = f_.register_segment(opt_.region_bytes);
@@ -449,6 +461,11 @@ void Hlrc::close_interval() {
 }
 
 void Hlrc::release() {
+  std::lock_guard<std::mutex> gate(sync_mu_);
+  release_gated();
+}
+
+void Hlrc::release_gated() {
   ScopedTimer t(stats().barrier_protocol_ns);
   trace::Span span(trace::Kind::release);
   const uint64_t diffs = stats().diffs.load(), bytes = stats().diff_bytes.load();
@@ -512,78 +529,6 @@ void Hlrc::apply_notices(const NoticeSet &s) {
     for (uint32_t p : changed) note_written(p);
   }
   refresh_copies(refresh);
-}
-
-bool Hlrc::take_lock(int id, bool try_only) {
-  ScopedTimer t(stats().lock_wait_ns);
-  trace::Span span(trace::Kind::lock, (uint32_t)id);
-  f_.poll();
-  sync::Bytes request = cfg_.lock == LockAxis::manager ? vc_bytes() : sync::Bytes{};
-  std::optional<sync::Bytes> got =
-      try_only ? locks_->try_acquire(id, request) : locks_->acquire(id, request, while_waiting());
-  if (!got) return false;
-  if (cfg_.lock == LockAxis::manager) {
-    if (!got->empty()) apply_notices(decode_or_die(*got, "a lock grant"));
-  } else if (!got->empty()) {
-    // The last releaser's timestamp: everything it knew must be known here.
-    VClock target(got->size() / 4);
-    memcpy(target.data(), got->data(), target.size() * 4);
-    catch_up(target);
-  }
-  fault_point("lock_held");
-  add(stats().lock_acquires);
-  span.flags = 1;  // acquired
-  return true;
-}
-
-void Hlrc::unlock(int id) {
-  if (!locks_->held(id)) api_error("rdsm_unlock", "lock %d is not held by this node", id);
-  f_.poll();
-  release();
-  locks_->release(id, cfg_.lock == LockAxis::atomic ? vc_bytes() : sync::Bytes{});
-}
-
-void Hlrc::barrier_impl(bool migrate) {
-  if (nodes_ == 1) {  // nobody to meet, nothing to make coherent: every page is writable
-    add(stats().barriers);
-    trace::Span instant(trace::Kind::barrier_wait);
-    return;
-  }
-  release();
-  uint64_t t0 = now_ns();
-  VClock target(nodes_, 0);
-  NoticeSet all;
-  if (cfg_.barrier == BarrierAxis::manager) {
-    sync::Bytes arrival = notices_.of_writer(self_, last_barrier_vc_[self_]).encode();
-    all = decode_or_die(barrier_->wait(arrival, while_waiting()), "a barrier departure");
-    target = all.vc;
-  } else {
-    sync::Bytes clocks = barrier_->wait(vc_bytes(), while_waiting());
-    for (int n = 0; n < nodes_; ++n)
-      for (int w = 0; w < nodes_; ++w) {
-        uint32_t v;
-        memcpy(&v, clocks.data() + (n * nodes_ + w) * sizeof v, sizeof v);
-        target[w] = std::max(target[w], v);
-      }
-  }
-  uint64_t t1 = now_ns();
-  add(stats().barrier_wait_ns, t1 - t0);
-  trace::record(trace::Kind::barrier_wait, t0, t1);
-  fault_point("barrier");
-  if (cfg_.barrier == BarrierAxis::manager)
-    apply_notices(all);
-  else
-    catch_up(target);
-  if (migrate && cfg_.home == HomeAxis::migrate) migrate_homes(last_barrier_vc_, target);
-  // Every node has caught up with the previous barrier before arriving at
-  // this one, so nobody can still need what precedes it.
-  notices_.forget_up_to(forget_floor_);
-  forget_floor_ = last_barrier_vc_;
-  last_barrier_vc_ = target;
-  uint64_t t2 = now_ns();
-  add(stats().barrier_protocol_ns, t2 - t1);
-  add(stats().barriers);
-  trace::record(trace::Kind::barrier_protocol, t1, t2);
 }
 
 }  // namespace rdsm

@@ -11,6 +11,10 @@
 // (`versions`); a fetch returns a copy at least as new as the fetcher's
 // notices require.
 //
+// The synchronisation points (lock, unlock, barrier, acquire) are in
+// sync_points.cpp; several compute threads of a node share this object
+// (--threads, api/node_threads.hpp): see sync_mu_ and the constructor.
+//
 // How each step is carried out is one axis of ProtocolConfig, implemented
 // in one place each:
 //   home claim   home_directory.cpp   message to the directory node / remote CAS
@@ -104,6 +108,17 @@ class Hlrc {
   static constexpr size_t kMaxPrefetchWindow = 64;   // pages per fault, at most
 
   bool take_lock(int id, bool try_only);
+  void release_gated();  // release() with sync_mu_ held
+
+  // The gate of the node's synchronisation (--threads > 1): the steps of
+  // releases, acquires, lock grants and barriers that read or change the
+  // notices and the page table run one thread of the node at a time.  So an
+  // acquire that learns intervals has invalidated their pages before any
+  // other thread of the node can count on having learnt them, and a
+  // release's interval is closed as a whole.  Waiting for a lock is done
+  // outside it.  Held before mu_, never inside it.  Uncontended (one
+  // thread) it costs one atomic pair per synchronisation.
+  std::mutex sync_mu_;
 
   // ---- faults and intervals (hlrc.cpp)
   // Makes the faulting access possible; mu_ held.  `remote` allows home

@@ -13,7 +13,6 @@
 #include "protocol/hlrc.hpp"
 #include "protocol/msg_types.hpp"
 #include "stats/stats.hpp"
-#include "stats/trace.hpp"
 #include "sync/locks.hpp"
 
 namespace rdsm {
@@ -104,21 +103,6 @@ void Hlrc::drain_notices() {
 }
 
 // rdsm_acquire: every notice released before, by any node.
-void Hlrc::acquire() {
-  ScopedTimer t(stats().lock_wait_ns);
-  trace::Span span(trace::Kind::acquire);
-  f_.poll();
-  if (nodes_ == 1) return;
-  if (cfg_.notices == NoticeAxis::eager_push) {
-    apply_pushed_notices();
-    return;
-  }
-  std::vector<int> writers;
-  for (int n = 0; n < nodes_; ++n)
-    if (n != self_) writers.push_back(n);
-  pull_notices(writers);
-}
-
 void Hlrc::catch_up(const VClock &target) {
   auto covered = [&] {
     VClock vc = notices_.vc();

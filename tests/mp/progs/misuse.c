@@ -22,6 +22,22 @@ static int returned(const char *what) {
   return 0;
 }
 
+/* With --threads 2: every thread of the node makes a collective call. */
+static void malloc_all_here(void *arg) {
+  (void)arg;
+  rdsm_malloc_all(64, RDSM_PLACE_DEFAULT);
+}
+
+/* With --threads 2: thread 0 of node 0 takes lock 1, thread 1 unlocks it. */
+static void unlock_thread_0s_lock(void *arg) {
+  (void)arg;
+  int local = rdsm_thread_id() % rdsm_node_threads();
+  if (rdsm_rank() == 0 && local == 0) rdsm_lock(1);
+  rdsm_barrier();
+  if (rdsm_rank() == 0 && local == 1) rdsm_unlock(1);
+  rdsm_barrier();
+}
+
 int main(int argc, char **argv) {
   const char *c;
   if (argc < 2) {
@@ -71,6 +87,14 @@ int main(int argc, char **argv) {
     void *p = rdsm_malloc(64);
     rdsm_publish_root(99, p);
     return returned("root slot 99");
+  }
+  if (strcmp(c, "malloc_all_in_threads") == 0) {
+    rdsm_run_threads(malloc_all_here, NULL);
+    return returned("rdsm_malloc_all inside rdsm_run_threads");
+  }
+  if (strcmp(c, "unlock_other_thread") == 0) {
+    rdsm_run_threads(unlock_thread_0s_lock, NULL);
+    return returned("an unlock by a thread that does not hold the lock");
   }
   fprintf(stderr, "misuse: unknown case '%s'\n", c);
   rdsm_finalize();

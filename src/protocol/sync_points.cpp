@@ -1,0 +1,118 @@
+// The protocol's synchronisation points as the application calls them:
+// lock, unlock, barrier and acquire (release and the notices' application
+// are in hlrc.cpp).  Each runs under the node's sync gate (sync_mu_,
+// hlrc.hpp), except the wait for a lock itself.
+#include <cstring>
+
+#include "common/clock.hpp"
+#include "common/error.hpp"
+#include "common/fault_inject.hpp"
+#include "protocol/hlrc.hpp"
+#include "stats/stats.hpp"
+#include "stats/trace.hpp"
+
+namespace rdsm {
+
+namespace {
+NoticeSet decode_or_die(const std::vector<uint8_t> &b, const char *what) {
+  NoticeSet s;
+  if (!s.decode(b.data(), b.size())) fatal("internal error: malformed write notices in %s", what);
+  return s;
+}
+}  // namespace
+
+bool Hlrc::take_lock(int id, bool try_only) {
+  ScopedTimer t(stats().lock_wait_ns);
+  trace::Span span(trace::Kind::lock, (uint32_t)id);
+  f_.poll();
+  sync::Bytes request = cfg_.lock == LockAxis::manager ? vc_bytes() : sync::Bytes{};
+  std::optional<sync::Bytes> got =
+      try_only ? locks_->try_acquire(id, request) : locks_->acquire(id, request, while_waiting());
+  if (!got) return false;
+  // Waiting for the lock is done outside the gate (another thread of the
+  // node may release a lock meanwhile, maybe the one a remote holder of
+  // this lock waits for); learning what came with it is not.
+  std::lock_guard<std::mutex> gate(sync_mu_);
+  if (cfg_.lock == LockAxis::manager) {
+    if (!got->empty()) apply_notices(decode_or_die(*got, "a lock grant"));
+  } else if (!got->empty()) {
+    // The last releaser's timestamp: everything it knew must be known here.
+    VClock target(got->size() / 4);
+    memcpy(target.data(), got->data(), target.size() * 4);
+    catch_up(target);
+  }
+  fault_point("lock_held");
+  add(stats().lock_acquires);
+  span.flags = 1;  // acquired
+  return true;
+}
+
+void Hlrc::unlock(int id) {
+  if (!locks_->held(id)) api_error("rdsm_unlock", "lock %d is not held by this node", id);
+  std::lock_guard<std::mutex> gate(sync_mu_);
+  f_.poll();
+  release_gated();
+  locks_->release(id, cfg_.lock == LockAxis::atomic ? vc_bytes() : sync::Bytes{});
+}
+
+void Hlrc::barrier_impl(bool migrate) {
+  if (nodes_ == 1) {  // nobody to meet, nothing to make coherent: every page is writable
+    add(stats().barriers);
+    trace::Span instant(trace::Kind::barrier_wait);
+    return;
+  }
+  std::lock_guard<std::mutex> gate(sync_mu_);
+  release_gated();
+  uint64_t t0 = now_ns();
+  VClock target(nodes_, 0);
+  NoticeSet all;
+  if (cfg_.barrier == BarrierAxis::manager) {
+    sync::Bytes arrival = notices_.of_writer(self_, last_barrier_vc_[self_]).encode();
+    all = decode_or_die(barrier_->wait(arrival, while_waiting()), "a barrier departure");
+    target = all.vc;
+  } else {
+    sync::Bytes clocks = barrier_->wait(vc_bytes(), while_waiting());
+    for (int n = 0; n < nodes_; ++n)
+      for (int w = 0; w < nodes_; ++w) {
+        uint32_t v;
+        memcpy(&v, clocks.data() + (n * nodes_ + w) * sizeof v, sizeof v);
+        target[w] = std::max(target[w], v);
+      }
+  }
+  uint64_t t1 = now_ns();
+  add(stats().barrier_wait_ns, t1 - t0);
+  trace::record(trace::Kind::barrier_wait, t0, t1);
+  fault_point("barrier");
+  if (cfg_.barrier == BarrierAxis::manager)
+    apply_notices(all);
+  else
+    catch_up(target);
+  if (migrate && cfg_.home == HomeAxis::migrate) migrate_homes(last_barrier_vc_, target);
+  // Every node has caught up with the previous barrier before arriving at
+  // this one, so nobody can still need what precedes it.
+  notices_.forget_up_to(forget_floor_);
+  forget_floor_ = last_barrier_vc_;
+  last_barrier_vc_ = target;
+  uint64_t t2 = now_ns();
+  add(stats().barrier_protocol_ns, t2 - t1);
+  add(stats().barriers);
+  trace::record(trace::Kind::barrier_protocol, t1, t2);
+}
+
+void Hlrc::acquire() {
+  ScopedTimer t(stats().lock_wait_ns);
+  trace::Span span(trace::Kind::acquire);
+  std::lock_guard<std::mutex> gate(sync_mu_);
+  f_.poll();
+  if (nodes_ == 1) return;
+  if (cfg_.notices == NoticeAxis::eager_push) {
+    apply_pushed_notices();
+    return;
+  }
+  std::vector<int> writers;
+  for (int n = 0; n < nodes_; ++n)
+    if (n != self_) writers.push_back(n);
+  pull_notices(writers);
+}
+
+}  // namespace rdsm
