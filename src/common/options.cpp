@@ -83,6 +83,9 @@ Options options_from_environment() {
     o.fabric = "mpi";
     o.mpi_launched = true;
   }
+  if (const char *v = env("RDSM_EMU_BASE")) o.emu_base = v;
+  if (const char *v = env("RDSM_EMU_PRESET")) o.emu_preset = v;
+  if (const char *v = env("RDSM_EMU")) o.emu = v;
   if (const char *v = env("RDSM_HANDLER")) {
     if (!strcmp(v, "interrupt")) o.handler = HandlerMode::interrupt;
     else if (!strcmp(v, "poll")) o.handler = HandlerMode::poll;

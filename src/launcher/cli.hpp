@@ -16,6 +16,9 @@ struct RunConfig {
   std::string handler;    // "interrupt" or "poll"
   std::string memory;     // "uffd", "mprotect", or empty: the nodes' default
   std::string fabric;
+  std::string emu_base;    // the emu fabric's settings (empty unless the fabric is emu)
+  std::string emu_preset;
+  std::string emu;
   std::string placement;  // "first-touch", "block" or "cyclic"
   size_t region_bytes = 0;
   int locks = 0;
