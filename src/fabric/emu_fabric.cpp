@@ -11,9 +11,11 @@
 namespace rdsm::fabric {
 
 namespace {
-// What a message carries in front of its data: when it has arrived.
+// What a message carries in front of its data: when the modelled network
+// has it at the destination, and when it was handed to the base fabric.
 struct EmuHeader {
   uint64_t arrival_ns;
+  uint64_t posted_ns;
 };
 constexpr int kStackPieces = 16;  // scatter entries sent without allocating
 
@@ -150,9 +152,14 @@ void EmuFabric::set_handler(MsgType type, Handler h) {
     EmuHeader eh;
     memcpy(&eh, m.data, sizeof eh);
     if (eh.arrival_ns) {
-      spin_until(eh.arrival_ns);
-      // The handler thread was asleep or busy elsewhere: it is interrupted.
+      // The base's own delivery time (waking this thread, mostly) comes on
+      // top of the modelled network's, except the part this node's
+      // handlers spent in charges: a message that waited behind them found
+      // the handler awake.  Handlers of a node run one at a time.
+      uint64_t entry = now_ns(), since = std::max(eh.posted_ns, handler_charged_until_);
+      spin_until(eh.arrival_ns + (entry > since ? entry - since : 0));
       if (interrupt && p_.interrupt_ns) spin_until(now_ns() + p_.interrupt_ns);
+      handler_charged_until_ = now_ns();
     }
     h(Message{m.src, m.type, static_cast<const uint8_t *>(m.data) + sizeof eh, m.len - sizeof eh});
   });
@@ -160,11 +167,13 @@ void EmuFabric::set_handler(MsgType type, Handler h) {
 
 void EmuFabric::sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) {
   if (iovcnt < 0 || (iovcnt > 0 && !iov)) fatal("fabric send: bad scatter list (%d entries)", iovcnt);
-  EmuHeader eh{0};
+  EmuHeader eh{0, 0};
   if (dst != rank()) {
     size_t bytes = sizeof eh;
     for (int i = 0; i < iovcnt; ++i) bytes += iov[i].iov_len;
-    eh.arrival_ns = transfer(rank(), dst, bytes, overhead());
+    uint64_t leave = overhead();
+    eh.arrival_ns = transfer(rank(), dst, bytes, leave);
+    eh.posted_ns = now_ns();
   }
   iovec stack[kStackPieces];
   std::vector<iovec> heap;

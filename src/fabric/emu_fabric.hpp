@@ -14,9 +14,11 @@
 //   - wire latency: added between the two NIs;
 //   - a get or atomic returns when its reply has arrived; a put completes at
 //     flush, which waits for its arrival;
-//   - a message carries its arrival time in a small header, and the receiving
-//     handler waits for it (then for the interrupt cost in interrupt mode)
-//     before the real handler runs.
+//   - a message carries its modelled arrival time in a small header; the
+//     receiving handler waits until then plus the base fabric's own delivery
+//     time (so the charges add to the base's, as for one-sided operations),
+//     then for the interrupt cost in interrupt mode, before the real
+//     handler runs.
 // Operations of a node on itself cost nothing.  The base fabric's own costs
 // come on top: the emulated network is the base plus the charges.  The
 // nodes' clocks must be one clock (one host).
@@ -91,6 +93,7 @@ class EmuFabric final : public Fabric {
   EmuParams p_;
   Segment nic_seg_;  // one word: this node's NI free-at time (ns)
   std::unique_ptr<std::atomic<uint64_t>[]> arrival_;  // per destination: last put's arrival
+  uint64_t handler_charged_until_ = 0;  // end of the last charge in a handler (handlers run one at a time)
 };
 
 }  // namespace rdsm::fabric
