@@ -172,3 +172,29 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
                          PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
   endforeach()
 endforeach()
+# The emu fabric under every software preset: the correctness suite at 2
+# nodes, both handler modes, over the costs of a current RDMA network (small
+# enough to keep the runs short, large enough that every operation is
+# charged and every message is delayed).  Then SOR over each of emu's
+# network presets, the seeds' slow ones included.
+set(RDSM_SOFTWARE_PROTOCOLS ${RDSM_TEST_PROTOCOLS})
+list(REMOVE_ITEM RDSM_SOFTWARE_PROTOCOLS hw)
+foreach(protocol ${RDSM_SOFTWARE_PROTOCOLS})
+  foreach(handler ${RDSM_TEST_HANDLERS})
+    set(run $<TARGET_FILE:rdsm> run -n 2 --fabric emu --emu-preset rdma --protocol ${protocol} --handler ${handler}
+            --timeout 600 --quiet)
+    set(suffix ${protocol}.emu.${handler}.n2)
+    add_test(NAME stress.${suffix} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${variant_seeds})
+    add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
+    set_tests_properties(stress.${suffix} sor.${suffix} PROPERTIES LABELS "mp;emu" TIMEOUT 700
+                                                                   PASS_REGULAR_EXPRESSION "PASS"
+                                                                   FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()
+foreach(network none achievable best myrinet via infiniband-sdr rdma)
+  add_test(NAME sor.rdsm.emu-${network}.n2
+           COMMAND $<TARGET_FILE:rdsm> run -n 2 --emu-preset ${network} --timeout 600 --quiet $<TARGET_FILE:sor>
+                   -m 256 -n 256 -i 10)
+  set_tests_properties(sor.rdsm.emu-${network}.n2 PROPERTIES LABELS "mp;emu" TIMEOUT 700
+                                                            PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()

@@ -296,6 +296,58 @@ def uffd_delivery(build, quick):
     return {"text": "".join(l + "\n" for l in lines), "figures": figures}
 
 
+# The emu fabric's charges, one parameter at a time (micro_emu: the cost per
+# operation with the emulation minus without, against the model's figure).
+EMU_CASES = ["host_overhead=5us", "occupancy=5us", "latency=5us", "bandwidth=1GB/s", "interrupt=10us"]
+EMU_ROW_RE = re.compile(r"^(put\+flush|get|fetch_add|round trip)\s+(\d+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)"
+                        r"\s+([-\d.]+)\s+(\S+)(\s+OUT OF TOLERANCE)?")
+
+
+def emu_charges(rdsm, build, quick):
+    """Runs micro_emu under each of EMU_CASES: its rows (operation, bytes,
+    base/emu us per op, charged, asked, within tolerance) per case, or the
+    error of a case that could not run."""
+    prog = find_program(build, "micro_emu")
+    if not prog:
+        return [{"setting": c, "rows": [], "error": "micro_emu is not in the build"} for c in EMU_CASES]
+    counts = ["--trials", "5", "--ops", "40"] if quick else ["--trials", "31", "--retries", "2"]
+    out = []
+    for setting in EMU_CASES:
+        cmd = [rdsm, "run", "-n", "2", "--quiet", "--timeout", str(LAUNCH_TIMEOUT), "--emu", setting, prog] + counts
+        case = {"setting": setting, "rows": [], "error": None}
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT + WAIT_SLACK)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            case["error"] = str(e)
+            out.append(case)
+            continue
+        for line in done.stdout.splitlines():
+            m = EMU_ROW_RE.match(line)
+            if m:
+                case["rows"].append({"operation": m.group(1), "bytes": int(m.group(2)),
+                                     "base_us": float(m.group(3)), "emu_us": float(m.group(4)),
+                                     "charged_us": float(m.group(5)), "asked_us": float(m.group(6)),
+                                     "error": m.group(7), "within_tolerance": not m.group(8)})
+        if not case["rows"]:
+            case["error"] = tail(done.stderr or done.stdout, 3) or "exit status %d" % done.returncode
+        out.append(case)
+    return out
+
+
+def print_emu_charges(cases, out):
+    out.write("\nemu fabric, charged vs asked (micro_emu, 2 nodes, handler interrupt; each parameter alone;\n"
+              "charged = median over paired batches of emu minus base, per operation; tolerance 5% or 1 us):\n")
+    out.write("  %-18s %-11s %7s %11s %11s %9s\n" % ("parameter", "operation", "bytes", "asked us", "charged us",
+                                                   "error"))
+    for case in cases:
+        if case["error"]:
+            out.write("  %-18s FAIL: %s\n" % (case["setting"], case["error"].splitlines()[0]))
+        for r in case["rows"]:
+            out.write("  %-18s %-11s %7d %11.3f %11.3f %9s%s\n" %
+                      (case["setting"], r["operation"], r["bytes"], r["asked_us"], r["charged_us"], r["error"],
+                       "" if r["within_tolerance"] else "  out of tolerance"))
+
+
 def main():
     ap = argparse.ArgumentParser(description="Runs every rdsm micro-benchmark for every protocol preset "
                                              "and prints the figures side by side (medians of --repeat runs).")
@@ -309,6 +361,8 @@ def main():
                          "(default: none asked for, the nodes' default; the header names it)")
     ap.add_argument("--quick", action="store_true", help="one run each with small counts (smoke test)")
     ap.add_argument("--json", metavar="FILE", help="write every raw result and the medians to FILE")
+    ap.add_argument("--no-emu", action="store_true",
+                    help="leave out the emu fabric's charged-vs-asked rows (micro_emu)")
     opts = ap.parse_args()
 
     repeat = opts.repeat if opts.repeat is not None else (1 if opts.quick else 5)
@@ -474,6 +528,9 @@ def main():
     delivery = uffd_delivery(build, opts.quick) if "mprotect" not in ran or len(ran) > 1 else None
     if delivery:
         out.write("\nuffd fault delivery, the kernel alone (micro_uffd_delivery):\n%s" % delivery["text"])
+    charges = emu_charges(rdsm, build, opts.quick) if not opts.no_emu else None
+    if charges:
+        print_emu_charges(charges, out)
     if failures:
         out.write("\n%d run(s) failed:\n" % len(failures))
         for e in failures:
@@ -500,6 +557,7 @@ def main():
                          for e in failures],
             "notes": notes,
             "uffd_delivery": delivery["figures"] if delivery else None,
+            "emu_charges": charges,
         }
         try:
             with open(opts.json, "w", encoding="utf-8") as fh:
@@ -508,7 +566,7 @@ def main():
         except OSError as e:
             sys.stderr.write("microbench: cannot write %s: %s\n" % (opts.json, e))
             return 1
-    return 1 if failures else 0
+    return 1 if failures or (charges and any(c["error"] for c in charges)) else 0
 
 
 if __name__ == "__main__":

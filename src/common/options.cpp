@@ -88,6 +88,9 @@ Options options_from_environment() {
     else if (!strcmp(v, "rma")) o.mpi_local_map = false;
     else fatal("RDSM_MPI_LOCAL=%s is not a choice; use map (ranks on one host map each other's memory) or rma", v);
   }
+  if (const char *v = env("RDSM_EMU_BASE")) o.emu_base = v;
+  if (const char *v = env("RDSM_EMU_PRESET")) o.emu_preset = v;
+  if (const char *v = env("RDSM_EMU")) o.emu = v;
   if (const char *v = env("RDSM_HANDLER")) {
     if (!strcmp(v, "interrupt")) o.handler = HandlerMode::interrupt;
     else if (!strcmp(v, "poll")) o.handler = HandlerMode::poll;

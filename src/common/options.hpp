@@ -21,6 +21,11 @@ struct Options {
   std::string protocol = "rdsm";   // RDSM_PROTOCOL
   std::string axes;                // RDSM_AXES: per-axis overrides of the preset, "lock=atomic,..."
   std::string fabric = "shm";      // RDSM_FABRIC
+  // The emu fabric (fabric/emu_params.hpp): the fabric it wraps, a preset of
+  // costs and "name=value,..." settings on top; checked when it is made.
+  std::string emu_base = "shm";    // RDSM_EMU_BASE
+  std::string emu_preset;          // RDSM_EMU_PRESET
+  std::string emu;                 // RDSM_EMU
   // Started by an MPI launcher (mpirun, mpiexec, srun) with more than one
   // process and neither RDSM_FABRIC nor RDSM_NODES set: the fabric is mpi,
   // and rank and node count come from MPI when the fabric starts.

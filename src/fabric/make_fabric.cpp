@@ -2,6 +2,7 @@
 
 #include "bootstrap/node_file.hpp"
 #include "common/error.hpp"
+#include "fabric/emu_fabric.hpp"
 #include "fabric/fabric.hpp"
 #include "fabric/shm_fabric.hpp"
 #ifdef RDSM_HAVE_MPI
@@ -12,13 +13,27 @@ namespace rdsm::fabric {
 
 namespace {
 #ifdef RDSM_HAVE_MPI
-constexpr const char *kFabricNames = "shm, mpi";
+constexpr const char *kFabricNames = "shm, mpi, emu";
 #else
-constexpr const char *kFabricNames = "shm (mpi needs a build configured with -DRDSM_MPI=ON)";
+constexpr const char *kFabricNames = "shm, emu (mpi needs a build configured with -DRDSM_MPI=ON)";
 #endif
+
+// The emulated network over the fabric named by RDSM_EMU_BASE.
+std::unique_ptr<Fabric> make_emu(const Options &opt) {
+  EmuParams params;
+  std::string error;
+  if (!resolve_emu_params(opt.emu_preset, opt.emu, &params, error))
+    fatal("the emu fabric (RDSM_EMU_PRESET=%s, RDSM_EMU=%s): %s", opt.emu_preset.c_str(), opt.emu.c_str(),
+          error.c_str());
+  if (opt.emu_base == "emu") fatal("RDSM_EMU_BASE=emu: the emu fabric wraps another fabric; use shm or mpi");
+  Options base = opt;
+  base.fabric = opt.emu_base;
+  return std::make_unique<EmuFabric>(make_fabric(base), params);
+}
 }  // namespace
 
 std::unique_ptr<Fabric> make_fabric(const Options &opt) {
+  if (opt.fabric == "emu") return make_emu(opt);
   if (opt.fabric == "mpi") {
 #ifdef RDSM_HAVE_MPI
     return std::make_unique<MpiFabric>(opt);

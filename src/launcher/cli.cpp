@@ -12,6 +12,7 @@
 
 #include "bootstrap/node_file.hpp"
 #include "common/options.hpp"
+#include "fabric/emu_params.hpp"
 #include "launcher/install_paths.hpp"
 #include "launcher/program_path.hpp"
 #include "protocol/presets.hpp"
@@ -23,12 +24,14 @@ constexpr int kMaxNodes = 1024;
 constexpr long kMaxLocks = 1L << 24;
 // The fabrics the runtime provides (mpi: in a build configured with
 // -DRDSM_MPI=ON, checked when the job starts, mpi_launch.cpp).
-const char *const kFabrics[] = {"shm", "mpi"};
+const char *const kFabrics[] = {"shm", "mpi", "emu"};
+// The fabrics the emu fabric can wrap from `rdsm run`.
+const char *const kEmuBases[] = {"shm"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
 enum class Flag {
-  nodes, protocol, axes, handler, memory, fabric, hosts, hostfile, placement, region_size, locks, threads, stats, trace,
-  timeout, hang_timeout, quiet, help
+  nodes, protocol, axes, handler, memory, fabric, emu, emu_preset, emu_base, hosts, hostfile, placement, region_size,
+  locks, threads, stats, trace, timeout, hang_timeout, quiet, help
 };
 
 struct FlagSpec {
@@ -46,7 +49,11 @@ const FlagSpec kFlags[] = {
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
     {Flag::fabric, "fabric", 0, "F",
-     "transport between nodes: shm (processes on this host, default) or mpi (started through mpirun)"},
+     "transport between nodes: shm (processes on this host, default), mpi (started through mpirun) or emu (shm with "
+     "a modelled network's costs)"},
+    {Flag::emu, "emu", 0, "P=V,...", "emu costs, e.g. latency=5us,bandwidth=1GB/s (on top of --emu-preset; implies --fabric emu)"},
+    {Flag::emu_preset, "emu-preset", 0, "NAME", "emu costs of a named network (implies --fabric emu; see below)"},
+    {Flag::emu_base, "emu-base", 0, "F", "the fabric emu wraps (default shm)"},
     {Flag::hosts, "hosts", 0, "H,H,...", "mpi fabric: the hosts to start the nodes on (default: this host)"},
     {Flag::hostfile, "hostfile", 0, "FILE", "mpi fabric: the hosts to start the nodes on, as an mpirun hostfile"},
     {Flag::placement, "placement", 0, "P", "default home placement: first-touch, block or cyclic"},
@@ -212,11 +219,42 @@ void check_hosts(const RunConfig &cfg) {
                      "; give an mpirun hostfile you can read (one host per line)");
 }
 
+// The emu fabric's settings: each one implies the emu fabric, and is checked
+// here with the parser the nodes use.
+void check_emu(RunConfig &cfg, const Setting &fabric, const Setting &emu, const Setting &emu_preset,
+               const Setting &emu_base) {
+  std::string source, fabric_source;
+  const bool fabric_given = fabric.value(&fabric_source, "fabric").has_value();
+  const Setting *settings[] = {&emu_preset, &emu, &emu_base};
+  const char *names[] = {"emu-preset", "emu", "emu-base"};
+  std::string values[3];
+  for (int k = 0; k < 3; ++k) {
+    auto v = settings[k]->value(&source, names[k]);
+    if (!v) continue;
+    if (cfg.fabric != "emu" && fabric_given)
+      throw UsageError(source + " sets a cost of the emu fabric, but the fabric is " + cfg.fabric + " (" +
+                       fabric_source + "); use --fabric emu or leave the fabric unset");
+    cfg.fabric = "emu";
+    values[k] = *v;
+  }
+  if (cfg.fabric != "emu") return;
+  fabric::EmuParams params;
+  std::string error;
+  if (!fabric::resolve_emu_params(values[0], values[1], &params, error)) throw UsageError(error);
+  if (!values[2].empty() && !one_of(values[2], kEmuBases))
+    throw UsageError("--emu-base " + quoted(values[2]) + ": the emu fabric started by `rdsm run` wraps " +
+                     join(kEmuBases, ", ") + " (the fabrics whose nodes share one clock)");
+  cfg.emu_preset = values[0];
+  cfg.emu = values[1];
+  cfg.emu_base = values[2].empty() ? "shm" : values[2];
+}
+
 RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
   Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, memory{{}, "RDSM_MEMORY"},
-      old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"},
+      old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"}, emu{{}, "RDSM_EMU"}, emu_preset{{}, "RDSM_EMU_PRESET"},
+      emu_base{{}, "RDSM_EMU_BASE"},
       placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"},
       threads{{}, "RDSM_THREADS"}, hang{{}, "RDSM_HANG_TIMEOUT"}, trace{{}, "RDSM_TRACE"};
   std::optional<std::string> stats_text, timeout_text;
@@ -280,6 +318,9 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       case Flag::fabric: fabric.flag_value = value; break;
       case Flag::hosts: cfg.hosts = value; break;
       case Flag::hostfile: cfg.hostfile = value; break;
+      case Flag::emu: emu.flag_value = value; break;
+      case Flag::emu_preset: emu_preset.flag_value = value; break;
+      case Flag::emu_base: emu_base.flag_value = value; break;
       case Flag::placement: placement.flag_value = value; break;
       case Flag::region_size: region.flag_value = value; break;
       case Flag::locks: locks.flag_value = value; break;
@@ -346,10 +387,11 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   } else {
     cfg.fabric = defaults.fabric;
   }
+  check_emu(cfg, fabric, emu, emu_preset, emu_base);
   check_hosts(cfg);
-  // The shm fabric's nodes hold every node's memory file; mpirun starts
-  // the mpi fabric's, each with its own.
-  if (cfg.fabric == "shm") check_limits(cfg.nodes);
+  // The shm fabric's nodes (under emu too) hold every node's memory file;
+  // mpirun starts the mpi fabric's, each with its own.
+  if (cfg.fabric != "mpi") check_limits(cfg.nodes);
 
   if (auto v = placement.value(&source, "placement")) {
     if (!one_of(*v, kPlacements))
@@ -477,6 +519,41 @@ std::string general_help() {
          guide_path() + "\n";
 }
 
+// `text` as lines of at most 79 columns, each starting with `indent`.
+static std::string wrapped(const std::string &text, const std::string &indent) {
+  std::string out, line = indent;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(at, end - at);
+    if (line.size() > indent.size() && line.size() + 1 + word.size() > 79) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.size() > indent.size() ? " " : "") + word;
+    at = end + 1;
+  }
+  return out + line + "\n";
+}
+
+// The emu fabric's parameters and presets, with the sources of their figures.
+static std::string emu_help() {
+  std::string s =
+      "emu fabric: the base fabric plus a modelled network's costs, charged by\n"
+      "busy-waiting: host overhead on the sending thread, NI occupancy (per\n"
+      "packet) and bytes/bandwidth on each node's one NI, wire latency between\n"
+      "them, interrupt cost when a message's handler runs in interrupt mode.\n"
+      "--emu settings (override the preset's):\n" + wrapped(fabric::emu_settings_help(), "  ") +
+      "--emu-preset names (see emu.md in the user guide for the model):\n";
+  size_t count = 0;
+  const fabric::EmuPreset *presets = fabric::emu_presets(&count);
+  for (size_t i = 0; i < count; ++i)
+    s += "  " + std::string(presets[i].name) + ": " + fabric::describe_emu_params(presets[i].params) + "\n" +
+         wrapped(presets[i].source, "      ");
+  return s;
+}
+
 std::string run_help() {
   std::string s =
       "usage: rdsm run -n N [options] program [args...]\n"
@@ -512,8 +589,11 @@ std::string run_help() {
       "Programs may also be started with `mpirun -n N prog` directly.\n"
       "\n"
       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_AXES,\n"
-       "RDSM_HANDLER, RDSM_MEMORY, RDSM_FABRIC, RDSM_PLACEMENT, RDSM_REGION_SIZE,\n"
-       "RDSM_LOCKS, RDSM_THREADS, RDSM_HANG_TIMEOUT and RDSM_TRACE when set.\n"
+       "RDSM_HANDLER, RDSM_MEMORY, RDSM_FABRIC, RDSM_EMU, RDSM_EMU_PRESET,\n"
+       "RDSM_EMU_BASE, RDSM_PLACEMENT, RDSM_REGION_SIZE, RDSM_LOCKS, RDSM_THREADS,\n"
+       "RDSM_HANG_TIMEOUT and RDSM_TRACE when set.\n"
+       "\n" +
+       emu_help() +
        "\n"
        "memory backends: uffd (userfaultfd: no limit on the region from\n"
        "vm.max_map_count) and mprotect (portable; the region is limited by\n"

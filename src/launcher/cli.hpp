@@ -15,9 +15,12 @@ struct RunConfig {
   std::string axes;  // per-axis overrides of the preset, empty for none
   std::string handler;    // "interrupt" or "poll"
   std::string memory;     // "uffd", "mprotect", or empty: the nodes' default
-  std::string fabric;      // "shm" or "mpi"
+  std::string fabric;      // "shm", "mpi" or "emu"
   std::string hosts;       // --hosts a,b (mpi fabric): mpirun's host list; empty: this host
   std::string hostfile;    // --hostfile f (mpi fabric)
+  std::string emu_base;    // the emu fabric's settings (empty unless the fabric is emu)
+  std::string emu_preset;
+  std::string emu;
   std::string placement;  // "first-touch", "block" or "cyclic"
   size_t region_bytes = 0;
   int locks = 0;

@@ -39,6 +39,9 @@ std::vector<std::string> node_environment(const RunConfig &cfg, int rank, const 
       {"RDSM_PROTOCOL", cfg.protocol},
       {"RDSM_AXES", cfg.axes},
       {"RDSM_FABRIC", cfg.fabric},
+      {"RDSM_EMU_BASE", cfg.emu_base},
+      {"RDSM_EMU_PRESET", cfg.emu_preset},
+      {"RDSM_EMU", cfg.emu},
       {"RDSM_HANDLER", cfg.handler},
       {"RDSM_MEMORY", cfg.memory},
       {"RDSM_PROTECT", ""},  // the earlier name, already folded into RDSM_MEMORY

@@ -1,0 +1,20 @@
+# The emu fabric charges what was asked: micro_emu, one parameter at a
+# time, compares the cost per operation with and without the emulation
+# (paired batches, medians) with the model's figure.  The tolerance is wide
+# enough for a loaded two-core machine (25%, or 2 us) and still fails a
+# charge of half the asked cost; the values are large (about 20 us a
+# transfer) so that the base fabric's noise is small beside them.
+foreach(case "host_overhead=20us:interrupt" "occupancy=10us:interrupt" "latency=20us:interrupt"
+             "latency=20us:poll" "bandwidth=200MB/s:interrupt" "interrupt=20us:interrupt")
+  string(REPLACE ":" ";" parts "${case}")
+  list(GET parts 0 setting)
+  list(GET parts 1 handler)
+  string(REGEX REPLACE "=.*" "" param "${setting}")
+  set(name emu.charged_vs_asked.${param}.${handler})
+  add_test(NAME ${name}
+           COMMAND $<TARGET_FILE:rdsm> run -n 2 --emu ${setting} --handler ${handler} --timeout 120 --quiet
+                   $<TARGET_FILE:micro_emu> --tolerance 25 --floor-us 2 --trials 31 --retries 2)
+  # Alone: the timing must not depend on what else the suite runs.
+  set_tests_properties(${name} PROPERTIES LABELS "mp;emu" TIMEOUT 150 RUN_SERIAL TRUE
+                                          PASS_REGULAR_EXPRESSION "PASS micro_emu" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
