@@ -265,6 +265,9 @@ class Hlrc {
   void open_ahead(size_t first, size_t count);
   static constexpr size_t kMaxWriteWindow = 64, kMinWriteWindow = 8;
   static constexpr uint8_t kKeptAhead = 2;  // kept_: opened ahead, not yet found written
+  // kept_: found unwritten at kKeptIdle + n - 1 releases in a row (n <
+  // kKeepIdleReleases: still kept; see rewrite_detection.cpp).
+  static constexpr uint8_t kKeptIdle = 3, kKeepIdleReleases = 3;
   // After release: the written pages still writable are kept, with twins.
   void keep_written(const std::vector<uint32_t> &written);
   void unkeep(size_t page);

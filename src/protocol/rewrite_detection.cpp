@@ -10,7 +10,13 @@
 //            its twin freed.  A page written interval after interval (a
 //            boundary row, a bucket shared by two nodes, a lock-protected
 //            counter) then costs one comparison per release instead of a
-//            fault, a twin copy and two protection changes.
+//            fault, a twin copy and two protection changes.  A page stays
+//            kept through a few releases that find it unwritten
+//            (kKeepIdleReleases - 1), for pages written every other
+//            interval or so: a lock-protected tree whose nodes a node
+//            updates now and again (Barnes' build) saves the fault, the
+//            twin and the two protection changes for the price of a
+//            comparison or two.
 //
 // A kept page at its home has a twin too (no other home page has one), and
 // that twin must follow the writes other nodes' diffs make to the home's
@@ -42,7 +48,13 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
       kept_list_[kept++] = p;
       continue;
     }
-    // Not written again: write-protected until the next write fault.
+    // Not written again: kept a while longer (unless opened ahead: those
+    // were a guess), then write-protected until the next write fault.
+    if (kept_[p] == 1 || (kept_[p] >= kKeptIdle && kept_[p] < kKeptIdle + kKeepIdleReleases - 2)) {
+      kept_[p] = kept_[p] == 1 ? kKeptIdle : kept_[p] + 1;
+      kept_list_[kept++] = p;
+      continue;
+    }
     if (kept_[p] == kKeptAhead) add(stats().write_ahead_unused);
     kept_[p] = 0;
     free_twin(p);
