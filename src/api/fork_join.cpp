@@ -383,6 +383,16 @@ void init(size_t shared_bytes) {
   if (runtime_if_initialized())
     api_error("MAIN_INITENV", "called after rdsm_init; a fork-join (SPLASH) program uses MAIN_INITENV instead");
   Options base = options_from_environment();
+  if (base.fabric == "mpi") {
+    // Rank 0 of the MPI job explains; mpirun ends the others when it exits.
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    if (!r) r = getenv("PMI_RANK");
+    if (r && strcmp(r, "0") != 0)
+      for (;;) pause();
+    fatal("this is a fork-join (SPLASH) program: its master forks the workers (CREATE) on its own host, so it "
+          "does not run on the mpi fabric or under an MPI launcher; start one process on one host: "
+          "`rdsm run -n 1 PROGRAM ...` or the program alone (the program's own option sets how many workers)");
+  }
   if (base.launched && base.nodes != 1) {
     // Node 0 explains; the others wait for the launcher to end the job, so
     // that their exit cannot end it before the explanation is printed.

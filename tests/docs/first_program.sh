@@ -98,6 +98,10 @@ for i in "${!commands[@]}"; do
   if grep -q '^RDSM_SANITIZE:BOOL=ON$' "$build/CMakeCache.txt" && [[ $c == *" -o "* ]]; then
     c="$c -fsanitize=address,undefined "
   fi
+  # So does a build with the mpi fabric need MPI's library (as the page says).
+  if grep -q '^RDSM_MPI:BOOL=ON$' "$build/CMakeCache.txt" && [[ $c == *" -o "* ]]; then
+    c="$c $(sed -n 's/^MPI_mpi_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt") "
+  fi
   commands[$i]=$c
 done
 run_commands "$dir" "${commands[@]}"

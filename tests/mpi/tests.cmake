@@ -80,3 +80,58 @@ set_tests_properties(launcher.mpi.help PROPERTIES LABELS "mpi" PASS_REGULAR_EXPR
 add_test(NAME mpi.rank_killed COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_killed.sh $<TARGET_FILE:rdsm>
                                       $<TARGET_FILE:mp_fail_node>)
 set_tests_properties(mpi.rank_killed PROPERTIES LABELS "mp;mpi" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS: rank 2")
+
+# Emulated hosts (multihost/netns_hosts.sh): each "host" a network
+# namespace with a host name of its own, joined to the others by veth pairs
+# on a bridge, reached over TCP only; mpirun starts its daemons there
+# through multihost/launch_agent.sh instead of ssh.  Root only (exit 77,
+# skipped, otherwise).  SOR under every software preset at 2 ranks (one per
+# host) and 4 (two per host: both ways at once), the random stress at 2,
+# and the fetch latency across the link.
+set(RDSM_NETNS ${CMAKE_CURRENT_SOURCE_DIR}/multihost/netns_hosts.sh)
+set(multihost_tests multihost.fetch_latency)
+foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
+  foreach(nodes 2 4)
+    add_test(NAME multihost.sor.${protocol}.n${nodes}
+             COMMAND ${RDSM_NETNS} 2 $<TARGET_FILE:rdsm> run --fabric mpi -n ${nodes} --hosts @HOSTS@
+                     --protocol ${protocol} --timeout 600 $<TARGET_FILE:sor> -m 256 -n 256 -i 4)
+    set_tests_properties(multihost.sor.${protocol}.n${nodes} PROPERTIES
+                         LABELS "mp;mpi;multihost" TIMEOUT 700 SKIP_RETURN_CODE 77
+                         PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+    list(APPEND multihost_tests multihost.sor.${protocol}.n${nodes})
+  endforeach()
+  list(APPEND multihost_tests multihost.stress.${protocol}.n2)
+  add_test(NAME multihost.stress.${protocol}.n2
+           COMMAND ${RDSM_NETNS} 2 $<TARGET_FILE:rdsm> run --fabric mpi -n 2 --hosts @HOSTS@ --protocol ${protocol}
+                   --timeout 900 $<TARGET_FILE:stress> --seeds 1:1)
+  set_tests_properties(multihost.stress.${protocol}.n2 PROPERTIES
+                       LABELS "mp;mpi;multihost" TIMEOUT 1000 SKIP_RETURN_CODE 77
+                       PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+# The figures across the link (no limit on the time: TCP between namespaces
+# is this machine's kernel, not a network); a computing target must still
+# answer within 3x the idle time.
+add_test(NAME multihost.fetch_latency
+         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} --allow-run-as-root --bind-to none --mca osc ucx --host @HOSTS@
+                 ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:mpi_fetch_latency> --iterations 1000 --max-ratio 3)
+set_tests_properties(multihost.fetch_latency PROPERTIES LABELS "mp;mpi;multihost" TIMEOUT 300 SKIP_RETURN_CODE 77
+                     PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+# The ranks of these tests run on distinct hosts: two host names.
+add_test(NAME multihost.hosts_distinct
+         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} --allow-run-as-root --host @HOSTS@ ${MPIEXEC_NUMPROC_FLAG} 2
+                 uname -n)
+set_tests_properties(multihost.hosts_distinct PROPERTIES LABELS "mpi;multihost" TIMEOUT 60 SKIP_RETURN_CODE 77
+                     PASS_REGULAR_EXPRESSION "rdsmmh[0-9]+-1[^\n]*\n(.*\n)*rdsmmh[0-9]+-2|rdsmmh[0-9]+-2[^\n]*\n(.*\n)*rdsmmh[0-9]+-1")
+list(APPEND multihost_tests multihost.hosts_distinct)
+# Nothing of an emulated host outlives its test.
+add_test(NAME multihost.cleanup
+         COMMAND ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/multihost/no_leftovers.sh)
+set_tests_properties(multihost.cleanup PROPERTIES LABELS "mpi;multihost" TIMEOUT 30 PASS_REGULAR_EXPRESSION "PASS"
+                     DEPENDS "${multihost_tests}")
+
+# A SPLASH (fork-join) program started by mpirun: one clear message, from
+# rank 0, naming what to do instead.
+add_test(NAME mpi.fork_join_refused
+         COMMAND ${RDSM_MPIRUN} 2 ${RDSM_MPIRUN_FLAGS} $<TARGET_FILE:splash_lu> -p2 -n 128)
+set_tests_properties(mpi.fork_join_refused PROPERTIES LABELS "mp;mpi" TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "rdsm: error: this is a fork-join \\(SPLASH\\) program.*does not run on the mpi fabric.*rdsm run -n 1")
