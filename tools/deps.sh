@@ -2,13 +2,14 @@
 # Makes sure the Debian packages rdsm builds and tests with are installed.
 # As root it installs what is missing with apt-get; otherwise it names the
 # packages and the command to install them, and fails.
-# With --mpi it also wants Open MPI, for builds with -DRDSM_MPI=ON.
+# With --mpi it also wants Open MPI, for builds with -DRDSM_MPI=ON, and
+# iproute2 for their tests across emulated hosts (network namespaces).
 set -euo pipefail
 
 packages=(cmake ninja-build g++ clang libgtest-dev python3 python3-matplotlib procps m4 pkg-config spin)
 for arg in "$@"; do
   case "$arg" in
-    --mpi) packages+=(libopenmpi-dev openmpi-bin) ;;
+    --mpi) packages+=(libopenmpi-dev openmpi-bin iproute2) ;;
     *) echo "usage: $0 [--mpi]" >&2; exit 2 ;;
   esac
 done

@@ -2,7 +2,8 @@
 # Builds rdsm and runs the whole test suite: unit tests and multi-process
 # tests on the regular build (GCC), the unit tests and a quick subset of the
 # multi-process tests on a Release build with Clang, then the multi-process
-# tests again on an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# tests again on an AddressSanitizer + UndefinedBehaviorSanitizer build,
+# and the mpi fabric across emulated hosts on a build with -DRDSM_MPI=ON.
 # Warnings are errors in every build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,3 +39,17 @@ echo "== multi-process tests under sanitizers (the applications and the bad-inpu
 export ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:detect_leaks=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$jobs" -L mp -LE 'apps|bad_inputs'
+
+echo "== build with the mpi fabric (what the tests across emulated hosts need)"
+"$root/tools/deps.sh" --mpi
+mpi_dir=$root/build-mpi
+cmake -S "$root" -B "$mpi_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDSM_WERROR=ON -DRDSM_MPI=ON >/dev/null
+mpi_log=$(mktemp)
+if ! ninja -C "$mpi_dir" rdsm sor stress splash_lu mp_fail_node mpi_fetch_latency >"$mpi_log" 2>&1; then
+  grep -v '^\[[0-9]*/[0-9]*\] ' "$mpi_log" >&2
+  exit 1
+fi
+rm -f "$mpi_log"
+echo "== the mpi fabric across emulated hosts (network namespaces), and its failure cases"
+ctest --test-dir "$mpi_dir" --output-on-failure -j "$jobs" -L multihost
+ctest --test-dir "$mpi_dir" --output-on-failure -j "$jobs" -R '^mpi\.(rank_killed|fork_join_refused)$'
