@@ -545,16 +545,22 @@ typedef struct job {
   thread_result *results; /* one per thread of the node */
 } job;
 
-/* Every compute thread of every node runs the seeds as one worker of
- * rdsm_threads(), with its own oracle. */
-static void run_worker(void *arg) {
-  job *j = (job *)arg;
+/* This worker's identity and the job's shape, the rest zeroed. */
+static ctx worker_ctx(void) {
   ctx c;
   memset(&c, 0, sizeof c);
   c.me = rdsm_thread_id();
   c.nodes = rdsm_threads();
   c.psz = rdsm_page_size();
   c.lock_count = rdsm_lock_count();
+  return c;
+}
+
+/* Every compute thread of every node runs the seeds as one worker of
+ * rdsm_threads(), with its own oracle. */
+static void run_worker(void *arg) {
+  job *j = (job *)arg;
+  ctx c = worker_ctx();
   c.sh = j->sh;
   c.oracle = (uint8_t *)calloc((size_t)ARRAY_PAGES, c.psz); /* shared memory starts zeroed too */
   c.owned_oracle = (uint8_t *)calloc((size_t)OWN_PAGES, c.psz);
@@ -619,12 +625,7 @@ int main(int argc, char **argv) {
   }
 
   /* Node 0's thread 0 reads the reports and prints the verdict. */
-  ctx c;
-  memset(&c, 0, sizeof c);
-  c.me = rdsm_thread_id();
-  c.nodes = rdsm_threads();
-  c.psz = rdsm_page_size();
-  c.lock_count = rdsm_lock_count();
+  ctx c = worker_ctx();
   if (c.lock_count < 1) {
     if (c.me == 0) printf("FAIL stress: rdsm_lock_count() is %d\n", c.lock_count);
     rdsm_finalize();

@@ -385,9 +385,7 @@ void init(size_t shared_bytes) {
   Options base = options_from_environment();
   if (base.fabric == "mpi") {
     // Rank 0 of the MPI job explains; mpirun ends the others when it exits.
-    const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    if (!r) r = getenv("PMI_RANK");
-    if (r && strcmp(r, "0") != 0)
+    if (mpi_launch_rank() > 0)
       for (;;) pause();
     fatal("this is a fork-join (SPLASH) program: its master forks the workers (CREATE) on its own host, so it "
           "does not run on the mpi fabric or under an MPI launcher; start one process on one host: "

@@ -1,5 +1,6 @@
 #include "common/options.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -49,19 +50,21 @@ long parse_int(const char *name, const char *v, long lo, long hi) {
   return x;
 }
 
-// The number of processes an MPI launcher started, from the variables it
-// gives every process (Open MPI's mpirun, MPICH's Hydra); 0 when no MPI
-// launcher started this one.
-long mpi_launch_size() {
-  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+// A whole number an MPI launcher gives every process it starts (Open MPI's
+// mpirun, MPICH's Hydra), or -1 when no MPI launcher started this one.
+long mpi_launch_number(const char *ompi_name, const char *pmi_name) {
+  for (const char *name : {ompi_name, pmi_name})
     if (const char *v = env(name)) {
       char *end = nullptr;
       long n = strtol(v, &end, 10);
-      if (end && !*end && n > 0) return n;
+      if (end && !*end && n >= 0) return n;
     }
-  return 0;
+  return -1;
 }
 }  // namespace
+
+long mpi_launch_size() { return std::max(0L, mpi_launch_number("OMPI_COMM_WORLD_SIZE", "PMI_SIZE")); }
+long mpi_launch_rank() { return mpi_launch_number("OMPI_COMM_WORLD_RANK", "PMI_RANK"); }
 
 Options options_from_environment() {
   Options o;

@@ -63,6 +63,11 @@ struct Options {
 // naming the variable, the value and the accepted values.
 Options options_from_environment();
 
+// What an MPI launcher told this process, before MPI starts: the number of
+// processes it started (0: none) and this one's rank (-1: not started by one).
+long mpi_launch_size();
+long mpi_launch_rank();
+
 // "256M" -> 268435456.  Returns false on a malformed value.
 bool parse_size(const std::string &text, size_t *out);
 

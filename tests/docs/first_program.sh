@@ -93,14 +93,11 @@ for i in "${!commands[@]}"; do
   c=" ${commands[$i]} "
   c=${c// include / $src/include }
   c=${c// build\// $build/}
-  # A sanitizer build's library needs the sanitizer runtimes at link time
-  # (the installed wrappers add them by themselves).
-  if grep -q '^RDSM_SANITIZE:BOOL=ON$' "$build/CMakeCache.txt" && [[ $c == *" -o "* ]]; then
-    c="$c -fsanitize=address,undefined "
-  fi
-  # So does a build with the mpi fabric need MPI's library (as the page says).
-  if grep -q '^RDSM_MPI:BOOL=ON$' "$build/CMakeCache.txt" && [[ $c == *" -o "* ]]; then
-    c="$c $(sed -n 's/^MPI_mpi_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt") "
+  # What a build links its users with beyond the page's line (the sanitizer
+  # runtimes, MPI's library; the page says so): the rest of the Libs line of
+  # the build's generated rdsm.pc, the one place that link line is made.
+  if [[ $c == *" -o "* ]]; then
+    c="$c $(sed -n 's/^Libs: -L${libdir} -lrdsm -lstdc++ -lm -pthread//p' "$build/install/rdsm.pc") "
   fi
   commands[$i]=$c
 done
