@@ -84,6 +84,21 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
   endforeach()
 endforeach()
 
+# Memory for copies given when a page is first fetched (RDSM_PREPOPULATE=
+# off) instead of when it is allocated (the default): the fetch path then
+# copies into pages the memory file does not have yet.  A one-sided and a
+# message-based preset at 2 and 4 nodes.
+foreach(protocol rdsm async)
+  foreach(nodes 2 4)
+    set(run $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --timeout 600 --quiet)
+    set(suffix ${protocol}+prepopulate-off.n${nodes})
+    add_test(NAME stress.${suffix} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${memory_seeds})
+    add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
+    set_tests_properties(stress.${suffix} sor.${suffix} PROPERTIES LABELS mp TIMEOUT 700 ENVIRONMENT
+                         RDSM_PREPOPULATE=off PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()
+
 # Write detection by scan (detect=scan: uffd's asynchronous write
 # protection and a page-table scan at release) changes when copies are
 # twinned and how writes are found, under every software preset: each at 2

@@ -263,6 +263,9 @@ std::vector<void (*)()> functions_of(int rank) {
   g.worker = true;
   if (g.watcher_stop >= 0) close(g.watcher_stop);
   runtime_build(job_options(nodes, rank, files));
+  // The master allocated and set up everything so far: it is shared data,
+  // which this worker will read.
+  runtime_for("CREATE").allocator->populate_allocated();
   run_on_threads(fns, true);
   // The job's final barrier: this worker's last release.  Its statistics go
   // to its node block, from which the master passes them on to a launcher

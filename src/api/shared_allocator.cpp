@@ -89,6 +89,7 @@ void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const ch
       uint64_t off = bump(kChunkBytes, call);
       chunk_ = r.app() + off;
       chunk_left_ = kChunkBytes;
+      populate_to(off + kChunkBytes);
     }
     void *p = chunk_;
     chunk_ += need;
@@ -98,6 +99,7 @@ void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const ch
   size_t total = round_up(bytes, kPageBytes);
   uint64_t off = bump(total, call);
   protocol_->place(off / kPageBytes, total / kPageBytes, placement);
+  populate_to(off + total);
   return r.app() + off;
 }
 
@@ -118,8 +120,19 @@ void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placemen
   // Whole pages were placed (smaller blocks share a chunk, placed nowhere).
   if (f_.rank() != 0 && bytes >= kPageBytes)
     protocol_->learn_homes(off / kPageBytes, round_up(bytes, kPageBytes) / kPageBytes);
+  if (f_.rank() != 0) {
+    std::lock_guard<std::mutex> g(mu_);
+    populate_to(off + round_up(bytes, kPageBytes));
+  }
   protocol_->barrier();  // nobody may reuse the slot before everyone read it
   return protocol_->region().app() + off;
+}
+
+void SharedAllocator::populate_to(uint64_t end) {
+  end = std::min<uint64_t>(round_up(end, kPageBytes), protocol_->region().bytes());
+  if (end <= populated_) return;
+  protocol_->populate_copies(populated_ / kPageBytes, (end - populated_) / kPageBytes);
+  populated_ = end;
 }
 
 void SharedAllocator::publish_root(int slot, void *p) {
@@ -137,7 +150,13 @@ void *SharedAllocator::root(int slot) {
   if (slot < 0 || slot >= RDSM_ROOT_SLOTS)
     api_error("rdsm_root", "slot %d is out of range 0..%d; use a slot from 0 to RDSM_ROOT_SLOTS - 1", slot,
               RDSM_ROOT_SLOTS - 1);
-  return reinterpret_cast<void *>(f_.atomic_load(kMetaNode, meta_.id, kRootsOffset + 8 * (uint64_t)slot));
+  void *p = reinterpret_cast<void *>(f_.atomic_load(kMetaNode, meta_.id, kRootsOffset + 8 * (uint64_t)slot));
+  // The node that published it allocated it: this node learns of it here.
+  if (p) {
+    std::lock_guard<std::mutex> g(mu_);
+    populate_allocated();
+  }
+  return p;
 }
 
 }  // namespace rdsm

@@ -38,11 +38,17 @@ class SharedAllocator {
   // different number of collective calls; called after a barrier of every
   // node, when no node makes another.
   void check_collectives(const char *call);
+  // Gives this node's copies of everything allocated so far their memory
+  // (Hlrc::populate_copies): where a node learns of other nodes'
+  // allocations (rdsm_root, rdsm_malloc_all, a fork-join worker's start).
+  void populate_allocated() { populate_to(used_bytes()); }
   // Where the meta segment starts in this node's memory file.
   uint64_t file_offset() const { return meta_.fd_offset; }
 
  private:
   uint64_t bump(size_t bytes, const char *call);
+  // Populates from populated_ up to `end` (bytes into the region).
+  void populate_to(uint64_t end);
   uint64_t &own_word(uint64_t offset) { return *reinterpret_cast<uint64_t *>(meta_.base + offset); }
 
   fabric::Fabric &f_;
@@ -51,6 +57,7 @@ class SharedAllocator {
   fabric::Segment meta_;
   uint8_t *chunk_ = nullptr;  // current small-allocation chunk of this node
   size_t chunk_left_ = 0;
+  uint64_t populated_ = 0;  // this node's copies below here have memory
   std::mutex mu_;  // allocate() from several compute threads of the node (--threads)
 };
 

@@ -136,6 +136,14 @@ Options options_from_environment() {
         fatal("%s=%s is not a memory backend; use mprotect or uffd", name, v);
       o.memory = v;
     }
+  if (const char *v = env("RDSM_PREPOPULATE")) {
+    if (!strcmp(v, "on")) o.prepopulate_bytes = kDefaultPrepopulateBytes;
+    else if (!strcmp(v, "off")) o.prepopulate_bytes = 0;
+    else if (!parse_size(v, &o.prepopulate_bytes))
+      fatal("RDSM_PREPOPULATE=%s is not a choice; use on (allocated pages get memory on every node when they are "
+            "allocated, up to %zu MiB per node), off (when first fetched) or a size per node (examples: 256M, 2G)",
+            v, kDefaultPrepopulateBytes >> 20);
+  }
   if (const char *v = env("RDSM_TRACE")) o.trace = v;
   if (const char *v = env("RDSM_FAULT")) {
     std::string error;

@@ -13,6 +13,8 @@ enum class HandlerMode { interrupt, poll };
 constexpr int kMaxNodes = 1024;
 constexpr int kMaxNodeThreads = 256;  // compute threads per node (--threads)
 
+constexpr size_t kDefaultPrepopulateBytes = size_t(512) << 20;
+
 struct Options {
   int rank = 0;
   int nodes = 1;
@@ -47,6 +49,11 @@ struct Options {
   // RDSM_MEMORY: memory (protection) backend, "mprotect" or "uffd"; empty:
   // uffd where the kernel allows it, else mprotect (memory/backend.hpp).
   std::string memory;
+  // RDSM_PREPOPULATE=on|off|SIZE: allocated pages get memory in every
+  // node's memory file when they are allocated (SharedRegion::populate),
+  // not when first fetched, up to this many bytes per node (0: off); the
+  // rest of a larger allocation, likely used sparsely, is left to fetches.
+  size_t prepopulate_bytes = kDefaultPrepopulateBytes;
   // Fabric layout: message rings are reserved for this many nodes (0: the
   // job's size), so the registered segments sit at the same file offsets
   // whatever the job's size.  Fork-join jobs set it: their master's memory

@@ -504,7 +504,9 @@ std::string run_help() {
       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_AXES,\n"
        "RDSM_HANDLER, RDSM_MEMORY, RDSM_FABRIC, RDSM_EMU, RDSM_EMU_PRESET,\n"
        "RDSM_EMU_BASE, RDSM_PLACEMENT, RDSM_REGION_SIZE, RDSM_LOCKS, RDSM_THREADS,\n"
-       "RDSM_HANG_TIMEOUT and RDSM_TRACE when set.\n"
+       "RDSM_HANG_TIMEOUT and RDSM_TRACE when set; RDSM_PREPOPULATE=on|off|SIZE\n"
+       "(default on: 512 MiB per node) gives allocated pages memory on every node\n"
+       "when they are allocated rather than when first fetched.\n"
        "\n" +
        emu_help() +
        "\n"

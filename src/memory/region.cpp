@@ -143,6 +143,8 @@ size_t resolve_region_bytes(const Options &opt) {
 SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes) {
   bytes_ = data.bytes;
   sys_ = data.base;
+  fd_ = data.fd;
+  fd_offset_ = data.fd_offset;
   if (data.fd < 0) fatal("the fabric's data segment cannot be mapped twice (no file descriptor)");
   kind_ = choose_memory_backend(opt);
   void *want = reinterpret_cast<void *>(opt.region_base);

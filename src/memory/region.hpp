@@ -61,10 +61,22 @@ class SharedRegion {
   bool expects_faults() const { return backend_->expects_faults(); }
   bool repair(size_t page, bool write) { return backend_->repair(page, write); }
 
+  // Gives pages [first, first+count) of this node's memory file their memory
+  // now, mapped in the system view, so that copying a page in later is a
+  // plain memory copy: a page first written into the file costs an
+  // allocation, zeroing and a page-table fault on the critical path, several
+  // times the copy itself (region_populate.cpp).  Contents are unchanged.
+  // Returns false, having done nothing, where it would take more than the
+  // job's share of this host's available memory (`copies_of_each_page`: how
+  // many nodes may hold one) or the kernel cannot do it.
+  bool populate(size_t first, size_t count, int copies_of_each_page);
+
  private:
   uint8_t *app_ = nullptr;
   uint8_t *sys_ = nullptr;
   size_t bytes_ = 0;
+  int fd_ = -1;  // the memory file and where the data segment starts in it
+  uint64_t fd_offset_ = 0;
   MemoryBackend kind_ = MemoryBackend::mprotect;
   std::unique_ptr<ProtectionBackend> backend_;
 };

@@ -92,6 +92,12 @@ class Hlrc {
   // another node placed (a collective allocation), so that this node knows
   // them before its first fault there, as the placing node does.
   void learn_homes(size_t first, size_t count);
+  // Pages [first, first+count) were just allocated (by any node): gives them
+  // memory in this node's memory file now, while the program sets up, so
+  // that fetching them later is a copy into memory the file already has
+  // (region_populate.cpp).  Up to RDSM_PREPOPULATE bytes in all, within the
+  // memory budget there; a no-op where this node's view is another's memory.
+  void populate_copies(size_t first, size_t count);
 
   // After finish(): copies into this node's memory every page of the first
   // `pages` whose home is another node, so that this node's memory alone
@@ -335,7 +341,10 @@ class Hlrc {
   PageArray<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
   PageArray<uint8_t> copied_;  // this node has counted itself at the page's home
-  PageArray<uint8_t> resident_;  // this node fetched the page before: it is in its memory file
+  // This node fetched the page before, or populated it (populate_copies):
+  // it has memory in this node's memory file.
+  PageArray<uint8_t> resident_;
+  size_t populated_bytes_ = 0;  // by populate_copies, at most opt_.prepopulate_bytes
   std::unique_ptr<SharedRegion> region_;
   uint32_t *versions_ = nullptr;  // this node's home versions: [page][writer]
   uint32_t *required_ = nullptr;  // what this node's notices require: [page][writer]

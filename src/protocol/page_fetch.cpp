@@ -175,6 +175,15 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
   return ok;
 }
 
+void Hlrc::populate_copies(size_t first, size_t count) {
+  if (cfg_.coherence == CoherenceAxis::hardware || nodes_ == 1 || first >= pages_) return;
+  count = std::min({count, pages_ - first, (opt_.prepopulate_bytes - populated_bytes_) / kPageBytes});
+  if (count == 0 || !region_->populate(first, count, nodes_)) return;
+  populated_bytes_ += count * kPageBytes;
+  std::lock_guard<FutexLock> g(mu_);  // beside fetches of compute threads of this node (--threads)
+  for (size_t i = 0; i < count; ++i) resident_[first + i] = 1;
+}
+
 void Hlrc::fetch_by_message(size_t page, int home, size_t count) {
   // The need vectors of consecutive pages are consecutive in required_.
   FetchHeader h{(uint32_t)page, (uint32_t)count};

@@ -34,6 +34,24 @@ TEST(Options, DefaultsWithoutLauncher) {
   EXPECT_EQ(o.protocol, "rdsm");
 }
 
+TEST(Options, PrepopulateTakesOnOffOrASize) {
+  unsetenv("RDSM_PREPOPULATE");
+  EXPECT_EQ(options_from_environment().prepopulate_bytes, kDefaultPrepopulateBytes);
+  setenv("RDSM_PREPOPULATE", "off", 1);
+  EXPECT_EQ(options_from_environment().prepopulate_bytes, 0u);
+  setenv("RDSM_PREPOPULATE", "2G", 1);
+  EXPECT_EQ(options_from_environment().prepopulate_bytes, size_t(2) << 30);
+  setenv("RDSM_PREPOPULATE", "on", 1);
+  EXPECT_EQ(options_from_environment().prepopulate_bytes, kDefaultPrepopulateBytes);
+  unsetenv("RDSM_PREPOPULATE");
+  EXPECT_EXIT(
+      {
+        setenv("RDSM_PREPOPULATE", "lots", 1);
+        options_from_environment();
+      },
+      ::testing::ExitedWithCode(2), "RDSM_PREPOPULATE=lots is not a choice");
+}
+
 TEST(Options, BadValuesNameTheVariable) {
   EXPECT_EXIT(
       {
