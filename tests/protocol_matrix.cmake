@@ -40,7 +40,8 @@ foreach(variant "async:lock=atomic,barrier=atomic" "genima:notices=lazy" "newgen
                 "newgen:home=migrate,prefetch=adaptive" "rdsm:home=fixed" "rdsm:prefetch=off"
                 "rdsm:notices=lazy" "async:rewrites=compare" "rdsm:whole=off" "newgen:whole=exclusive"
                 "genima:whole=exclusive" "newgen:pieces=masked" "rdsm:pieces=runs" "rdsm:writeahead=off"
-                "genima:rewrites=compare,writeahead=stream" "async:rewrites=compare,writeahead=stream")
+                "genima:rewrites=compare,writeahead=stream" "async:rewrites=compare,writeahead=stream"
+                "rdsm:lockahead=on" "genima:rewrites=compare,lockahead=on")
   string(REPLACE ":" ";" parts "${variant}")
   list(GET parts 0 protocol)
   list(GET parts 1 axes)

@@ -149,7 +149,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   });
 
   if (cfg_.lock == LockAxis::atomic) {
-    locks_ = std::make_unique<sync::AtomicLocks>(f_, opt_.locks, nodes_ * sizeof(uint32_t));
+    locks_ = std::make_unique<sync::AtomicLocks>(f_, opt_.locks, nodes_ * sizeof(uint32_t) + sizeof(LockHolder));
   } else {
     sync::LockHooks lh;
     lh.make_grant = [this](int, const uint8_t *req, size_t len) {
@@ -419,6 +419,7 @@ void Hlrc::close_interval() {
   const bool keep = cfg_.rewrites == RewriteAxis::compare;
   ProtectionBatch batch(*region_);
   if (keep) sweep_kept(batch);
+  released_interval_ = 0;
   if (written_count_ == 0) {
     batch.apply();
     home_stops_writing(unkept_.data(), unkept_.size());
@@ -426,6 +427,7 @@ void Hlrc::close_interval() {
     return;
   }
   uint32_t id = open_interval();
+  released_interval_ = id;
   std::vector<uint32_t> written(written_list_.data(), written_list_.data() + written_count_);
   written_count_ = 0;
   std::vector<uint32_t> dirty;

@@ -270,6 +270,18 @@ class Hlrc {
   // and not mapped yet), as kept pages written ahead; mu_ held.
   void open_ahead(size_t first, size_t count);
   static constexpr size_t kMaxWriteWindow = 64, kMinWriteWindow = 8;
+  // ---- lock-ahead axis (lock_ahead.cpp)
+  // What a releaser keeps with an atomic lock after its timestamp: its rank
+  // and the interval its release closed (0: it wrote nothing).
+  struct LockHolder {
+    uint32_t rank, interval;
+  };
+  sync::Bytes lock_release_bytes() const;
+  // Acquired with `kept` from the last holder: opens the pages it wrote
+  // under the lock (at most kLockAheadPages); sync_mu_ held, not mu_.
+  void open_lock_pages(const sync::Bytes &kept);
+  static constexpr size_t kLockAheadPages = 8;
+  uint32_t released_interval_ = 0;  // the interval the last release closed, 0 if none
   static constexpr uint8_t kKeptAhead = 2;  // kept_: opened ahead, not yet found written
   // kept_: found unwritten at kKeptIdle + n - 1 releases in a row (n <
   // kKeepIdleReleases: still kept; see rewrite_detection.cpp).

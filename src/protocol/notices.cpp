@@ -113,9 +113,14 @@ NoticeSet NoticeStore::of_writer(int writer, uint32_t after) const {
 void NoticeStore::visit(const VClock &after, const VClock &upto,
                         const std::function<void(const Interval &)> &f) const {
   std::lock_guard<std::mutex> g(mu_);
-  for (size_t w = 0; w < log_.size() && w < after.size() && w < upto.size(); ++w)
-    for (const auto &iv : log_[w])
-      if (iv.id > after[w] && iv.id <= upto[w]) f(iv);
+  for (size_t w = 0; w < log_.size() && w < after.size() && w < upto.size(); ++w) {
+    // A writer's log is in increasing id: find the first after after[w]
+    // (a lock's acquire asks for one interval among thousands).
+    const auto &log = log_[w];
+    auto it = std::upper_bound(log.begin(), log.end(), after[w],
+                               [](uint32_t id, const Interval &iv) { return id < iv.id; });
+    for (; it != log.end() && it->id <= upto[w]; ++it) f(*it);
+  }
 }
 
 void NoticeStore::forget_up_to(const VClock &floor) {

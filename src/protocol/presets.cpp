@@ -57,7 +57,8 @@ const char *axes_help() {
   return "fetch=message|one-sided, claim=message|cas, diff=message|one-sided, lock=manager|atomic, "
          "notices=lazy|eager, barrier=manager|atomic, home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, "
          "whole=off|exclusive, pieces=runs|masked (these two: one-sided diffs only), writeahead=off|stream "
-         "(with rewrites=compare), detect=sync|scan (scan: uffd memory only)";
+         "(with rewrites=compare), detect=sync|scan (scan: uffd memory only), lockahead=off|on (with lock=atomic "
+         "and rewrites=compare)";
 }
 
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error) {
@@ -91,6 +92,7 @@ bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error
     else if (axis == "whole") ok = pick(cfg.whole, "off", WholeAxis::off, "exclusive", WholeAxis::exclusive);
     else if (axis == "pieces") ok = pick(cfg.pieces, "runs", PiecesAxis::runs, "masked", PiecesAxis::masked);
     else if (axis == "detect") ok = pick(cfg.detect, "sync", DetectAxis::sync, "scan", DetectAxis::scan);
+    else if (axis == "lockahead") ok = pick(cfg.lock_ahead, "off", LockAheadAxis::off, "on", LockAheadAxis::on);
     else if (axis == "writeahead")
       ok = pick(cfg.write_ahead, "off", WriteAheadAxis::off, "stream", WriteAheadAxis::stream);
     else {

@@ -35,6 +35,12 @@ enum class PiecesAxis { runs, masked };
 // twins tells which were written (stream; needs rewrites=compare, whose
 // comparison it reuses: write_ahead.cpp).
 enum class WriteAheadAxis { off, stream };
+// At a lock's acquire: nothing more (off), or the pages its last holder
+// wrote while holding it are fetched if invalid and opened writable with
+// twins, like pages written ahead (on; needs lock=atomic, which carries the
+// holder and its interval with the lock, and rewrites=compare, whose
+// comparison finds which were written: lock_ahead.cpp).
+enum class LockAheadAxis { off, on };
 // How writes are detected: a write-protect fault on the first write of each
 // interval (sync), or no fault at all: the uffd backend's scan mode lets
 // writes through and a scan at release finds the written pages (scan; every
@@ -65,6 +71,7 @@ struct ProtocolConfig {
   PiecesAxis pieces = PiecesAxis::runs;
   WriteAheadAxis write_ahead = WriteAheadAxis::off;
   DetectAxis detect = DetectAxis::sync;
+  LockAheadAxis lock_ahead = LockAheadAxis::off;
 };
 
 // The preset used when none is named.
@@ -80,7 +87,8 @@ std::string protocol_names();
 // fetch=message|one-sided, claim=message|cas, diff=message|one-sided,
 // lock=manager|atomic, notices=lazy|eager, barrier=manager|atomic,
 // home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, whole=off|exclusive,
-// pieces=runs|masked, writeahead=off|stream, detect=sync|scan).  The
+// pieces=runs|masked, writeahead=off|stream, detect=sync|scan,
+// lockahead=off|on).  The
 // name becomes "preset+axis=value,...".  Returns false and sets `error` on
 // an unknown axis or value.
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error);

@@ -37,9 +37,10 @@ bool Hlrc::take_lock(int id, bool try_only) {
     if (!got->empty()) apply_notices(decode_or_die(*got, "a lock grant"));
   } else if (!got->empty()) {
     // The last releaser's timestamp: everything it knew must be known here.
-    VClock target(got->size() / 4);
+    VClock target(nodes_);
     memcpy(target.data(), got->data(), target.size() * 4);
     catch_up(target);
+    open_lock_pages(*got);
   }
   fault_point("lock_held");
   add(stats().lock_acquires);
@@ -52,7 +53,7 @@ void Hlrc::unlock(int id) {
   std::lock_guard<std::mutex> gate(sync_mu_);
   f_.poll();
   release_gated();
-  locks_->release(id, cfg_.lock == LockAxis::atomic ? vc_bytes() : sync::Bytes{});
+  locks_->release(id, cfg_.lock == LockAxis::atomic ? lock_release_bytes() : sync::Bytes{});
 }
 
 void Hlrc::barrier_impl(bool migrate) {
