@@ -151,8 +151,10 @@ void *SharedAllocator::root(int slot) {
     api_error("rdsm_root", "slot %d is out of range 0..%d; use a slot from 0 to RDSM_ROOT_SLOTS - 1", slot,
               RDSM_ROOT_SLOTS - 1);
   void *p = reinterpret_cast<void *>(f_.atomic_load(kMetaNode, meta_.id, kRootsOffset + 8 * (uint64_t)slot));
-  // The node that published it allocated it: this node learns of it here.
-  if (p) {
+  // The node that published it allocated it: this node may learn of it
+  // here (asking how much is allocated only if it lies past what it knows).
+  SharedRegion &r = protocol_->region();
+  if (p && r.contains(p) && (uint64_t)(static_cast<uint8_t *>(p) - r.app()) >= populated_) {
     std::lock_guard<std::mutex> g(mu_);
     populate_allocated();
   }

@@ -77,6 +77,9 @@ class SharedRegion {
   size_t bytes_ = 0;
   int fd_ = -1;  // the memory file and where the data segment starts in it
   uint64_t fd_offset_ = 0;
+  // populate's memory budget: MemAvailable when last read, and what was
+  // populated since (read again after kRereadBytes, region_populate.cpp).
+  size_t available_ = 0, populated_since_read_ = SIZE_MAX;
   MemoryBackend kind_ = MemoryBackend::mprotect;
   std::unique_ptr<ProtectionBackend> backend_;
 };

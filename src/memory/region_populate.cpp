@@ -21,6 +21,8 @@
 namespace rdsm {
 
 namespace {
+constexpr size_t kRereadBytes = size_t(64) << 20;
+
 // Bytes of memory the kernel can give without swapping (MemAvailable), or 0
 // when it does not say.
 size_t available_memory_bytes() {
@@ -39,14 +41,22 @@ bool SharedRegion::populate(size_t first, size_t count, int copies_of_each_page)
   if (count == 0) return true;
   if (first >= pages() || count > pages() - first) return false;
   size_t bytes = count * kPageBytes;
+  // /proc/meminfo is read again only after a large step: programs allocate
+  // small blocks by the thousand (a 64 KiB chunk each time).
+  if (populated_since_read_ >= kRereadBytes || bytes >= kRereadBytes) {
+    available_ = available_memory_bytes();
+    populated_since_read_ = 0;
+  }
   // Every node holding a copy may populate the same range: together they
   // must leave half of what is available to the program's own use.
-  if ((double)bytes * (copies_of_each_page > 0 ? copies_of_each_page : 1) > (double)available_memory_bytes() / 2)
-    return false;
+  double copies = copies_of_each_page > 0 ? copies_of_each_page : 1;
+  if (copies * (double)(populated_since_read_ + bytes) > (double)available_ / 2) return false;
   // Allocating first keeps a full memory file (a size-limited tmpfs) an
   // error code here instead of a SIGBUS in the populate.
   if (fallocate(fd_, 0, (off_t)(fd_offset_ + first * kPageBytes), (off_t)bytes) != 0) return false;
-  return madvise(sys_page(first), bytes, MADV_POPULATE_WRITE) == 0;
+  if (madvise(sys_page(first), bytes, MADV_POPULATE_WRITE) != 0) return false;
+  populated_since_read_ += bytes;
+  return true;
 }
 
 }  // namespace rdsm

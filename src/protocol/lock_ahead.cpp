@@ -52,11 +52,9 @@ void Hlrc::open_lock_pages(const sync::Bytes &kept) {
     size_t p = pages[i];
     if (state_[p] == kInvalid && home_[p] != self_) {
       int home = home_without_claim(p);
-      if (home < 0 || home == self_ || !can_prefetch((ptrdiff_t)p, home)) continue;
-      // Not waited for: a page not new enough at its home is left to its fault.
-      if (fetch_pages(p, home, 0, false, true) == 0) continue;
-      state_[p] = kReadOnly;
-      region_->protect(p, 1, Prot::read);
+      // A page not new enough at its home is left to its fault.
+      if (home < 0 || home == self_ || !can_prefetch((ptrdiff_t)p, home) || !fetch_ahead_readable(p, home, true))
+        continue;
     }
     // Counted with the pages written ahead (opened ahead / unwritten).  Not
     // a home page: kept at its home, every diff another node makes to it

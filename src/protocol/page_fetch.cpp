@@ -75,15 +75,19 @@ void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_po
   size_t window = read_run_.window(kStrideWindow, kMaxPrefetchWindow), done = 0;
   for (; done < window; ++done) {
     ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(done + 1);
-    if (!can_prefetch(q, home)) break;
-    // Not waited for: a page not new enough at its home ends the run.
-    if (fetch_pages((size_t)q, home, 0, false, can_poll) == 0) break;
-    state_[q] = kReadOnly;
-    region_->protect((size_t)q, 1, Prot::read);
+    // A page not new enough at its home ends the run.
+    if (!can_prefetch(q, home) || !fetch_ahead_readable((size_t)q, home, can_poll)) break;
   }
   add(stats().prefetched, done);
   add(stats().prefetch_used, done);  // no sentinel: counted as used
   read_run_.advanced(page, done);
+}
+
+bool Hlrc::fetch_ahead_readable(size_t q, int home, bool can_poll) {
+  if (fetch_pages(q, home, 0, false, can_poll) == 0) return false;
+  state_[q] = kReadOnly;
+  region_->protect(q, 1, Prot::read);
+  return true;
 }
 
 void Hlrc::map_prefetched(size_t first, size_t count, size_t origin) {
