@@ -254,6 +254,9 @@ class Hlrc {
   // At release: kept pages written again are noted; the others are
   // write-protected (into `batch`) and their twins freed.
   void sweep_kept(ProtectionBatch &batch);
+  // A kept page at this node with no copy left elsewhere becomes untracked
+  // (true); `fenced` says the release's fence was made.
+  bool untrack_uncopied_home_page(size_t page, bool &fenced);
   std::vector<uint32_t> unkept_;  // pages sweep_kept write-protected, until the batch is applied
   // ---- write-ahead axis (write_ahead.cpp)
   // How many pages a write fault on `page` may open after it: twice the

@@ -28,6 +28,15 @@
 // an acquire are from writers the home does not synchronise with, so in a
 // data-race-free program the home never writes their bytes.
 //
+// A kept page at its home that nobody has a copy of any more (the copies
+// were dropped on notices) goes back to untracked (hlrc.hpp): writable, with
+// no twin, no comparison and no notice until a copy is counted again.  A
+// home writing its pages phase after phase (FFT's rows, Ocean's interior)
+// would otherwise pay a comparison and a twin copy per page at every
+// release for pages only it reads.  The release's fence orders the
+// application's stores before the loads of the copy counters, as for the
+// pages that become untracked at a write fault (close_interval).
+//
 // A node's writes during close_interval would race with the comparison, so
 // this axis assumes one application thread per node.
 #include <cstring>
@@ -37,11 +46,27 @@
 
 namespace rdsm {
 
+bool Hlrc::untrack_uncopied_home_page(size_t page, bool &fenced) {
+  if (scan_ || home_[page] != self_) return false;
+  if (!fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
+  fenced = true;
+  if (copied_at_home(page)) return false;
+  kept_[page] = 0;
+  free_twin(page);
+  if (!untracked_[page]) {
+    untracked_[page] = 1;
+    untracked_list_[untracked_count_++] = (uint32_t)page;
+  }
+  return true;
+}
+
 void Hlrc::sweep_kept(ProtectionBatch &batch) {
   size_t kept = 0;
+  bool fenced = false;
   for (size_t i = 0; i < kept_count_; ++i) {
     uint32_t p = kept_list_[i];
     if (!kept_[p]) continue;  // dropped since (invalidated, moved)
+    if (untrack_uncopied_home_page(p, fenced)) continue;
     if (written_[p] || memcmp(region_->sys_page(p), twin(p), kPageBytes) != 0) {
       kept_[p] = 1;
       note_written(p);
@@ -66,10 +91,12 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
 }
 
 void Hlrc::keep_written(const std::vector<uint32_t> &written) {
+  bool fenced = false;
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
     if (state_[p] != kWritable) continue;  // invalidated meanwhile
     if (home_[p] == self_) {
+      if (untracked_[p] || untrack_uncopied_home_page(p, fenced)) continue;
       if (!has_twin_[p]) {
         take_twin_slot(p);
         has_twin_[p] = 1;
