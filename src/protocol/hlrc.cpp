@@ -327,10 +327,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     for (size_t q = page; q < page + n; ++q) {
       home_starts_writing(q);
       state_[q] = kWritable;
-      if (!untracked_[q]) {
-        untracked_[q] = 1;
-        untracked_list_[untracked_count_++] = (uint32_t)q;
-      }
+      mark_untracked(q);
     }
     region_->protect(page, n, Prot::read_write);
   } else if (write && !scan_) {

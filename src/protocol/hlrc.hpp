@@ -359,6 +359,11 @@ class Hlrc {
   PageArray<uint8_t> untracked_;
   PageArray<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
+  void mark_untracked(size_t page) {
+    if (untracked_[page]) return;
+    untracked_[page] = 1;
+    untracked_list_[untracked_count_++] = (uint32_t)page;
+  }
   PageArray<uint8_t> copied_;  // this node has counted itself at the page's home
   // This node fetched the page before, or populated it (populate_copies):
   // it has memory in this node's memory file.

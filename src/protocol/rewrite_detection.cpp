@@ -53,10 +53,7 @@ bool Hlrc::untrack_uncopied_home_page(size_t page, bool &fenced) {
   if (copied_at_home(page)) return false;
   kept_[page] = 0;
   free_twin(page);
-  if (!untracked_[page]) {
-    untracked_[page] = 1;
-    untracked_list_[untracked_count_++] = (uint32_t)page;
-  }
+  mark_untracked(page);
   return true;
 }
 

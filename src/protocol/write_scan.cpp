@@ -37,8 +37,7 @@ void Hlrc::collect_scanned_writes() {
       if (!fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
       fenced = true;
       if (!copied_at_home(p)) {
-        untracked_[p] = 1;
-        untracked_list_[untracked_count_++] = p;
+        mark_untracked(p);
         continue;
       }
     }
