@@ -359,6 +359,15 @@ class Hlrc {
   PageArray<uint8_t> untracked_;
   PageArray<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
+  // Whether no other node holds a copy of this home page, read after one
+  // fence per release (`fenced`): the fence orders the application's plain
+  // stores before the load of the count, so either the home sees a copy or
+  // the copy holds those stores (close_interval).
+  bool uncopied_after_fence(size_t page, bool &fenced) {
+    if (!fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
+    fenced = true;
+    return !copied_at_home(page);
+  }
   void mark_untracked(size_t page) {
     if (untracked_[page]) return;
     untracked_[page] = 1;

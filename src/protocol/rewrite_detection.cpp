@@ -47,10 +47,7 @@
 namespace rdsm {
 
 bool Hlrc::untrack_uncopied_home_page(size_t page, bool &fenced) {
-  if (scan_ || home_[page] != self_) return false;
-  if (!fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
-  fenced = true;
-  if (copied_at_home(page)) return false;
+  if (scan_ || home_[page] != self_ || !uncopied_after_fence(page, fenced)) return false;
   kept_[page] = 0;
   free_twin(page);
   mark_untracked(page);

@@ -34,9 +34,7 @@ void Hlrc::collect_scanned_writes() {
       // A home page nobody has a copy of needs no notice, and is left
       // writable, untracked (hlrc.hpp), by the same fence: either the home
       // sees a copy counted, or the copy holds these writes.
-      if (!fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
-      fenced = true;
-      if (!copied_at_home(p)) {
+      if (uncopied_after_fence(p, fenced)) {
         mark_untracked(p);
         continue;
       }
