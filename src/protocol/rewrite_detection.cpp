@@ -28,14 +28,18 @@
 // an acquire are from writers the home does not synchronise with, so in a
 // data-race-free program the home never writes their bytes.
 //
-// A kept page at its home that nobody has a copy of any more (the copies
-// were dropped on notices) goes back to untracked (hlrc.hpp): writable, with
-// no twin, no comparison and no notice until a copy is counted again.  A
-// home writing its pages phase after phase (FFT's rows, Ocean's interior)
-// would otherwise pay a comparison and a twin copy per page at every
-// release for pages only it reads.  The release's fence orders the
-// application's stores before the loads of the copy counters, as for the
-// pages that become untracked at a write fault (close_interval).
+// A kept page at its home that is found written again while nobody has a
+// copy of it any more (the copies were dropped on notices) goes back to
+// untracked (hlrc.hpp): writable, with no twin, no comparison and no notice
+// until a copy is counted again.  A home writing its pages phase after
+// phase (FFT's rows, Ocean's interior) would otherwise pay a comparison and
+// a twin copy per page at every release for pages only it reads.  A page
+// found unwritten stays kept and is write-protected as before, even with
+// no copy left: a page others read but the home no longer writes would
+// otherwise go untracked, be named maybe written when copied again (which
+// drops that copy), and so on at every release.  The release's fence orders
+// the application's stores before the loads of the copy counters, as for
+// the pages that become untracked at a write fault (close_interval).
 //
 // A node's writes during close_interval would race with the comparison, so
 // this axis assumes one application thread per node.
@@ -60,8 +64,8 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
   for (size_t i = 0; i < kept_count_; ++i) {
     uint32_t p = kept_list_[i];
     if (!kept_[p]) continue;  // dropped since (invalidated, moved)
-    if (untrack_uncopied_home_page(p, fenced)) continue;
     if (written_[p] || memcmp(region_->sys_page(p), twin(p), kPageBytes) != 0) {
+      if (untrack_uncopied_home_page(p, fenced)) continue;  // written, with nobody to tell
       kept_[p] = 1;
       note_written(p);
       kept_list_[kept++] = p;
