@@ -12,15 +12,29 @@
 //   - a page written in the epoch by one node w only moves to w, unless the
 //     page's last written epoch had another single writer (hysteresis: a
 //     page that alternates between writers, such as NBodyW's bodies, stays);
+//   - and only if the move is likely to pay: w wrote the page alone in its
+//     last written epoch too (it keeps writing it), or w wrote alone every
+//     page of the aligned group of kMoveGroup pages around it (a partition
+//     of w's, as SPLASH programs lay out their data, whose home was the
+//     master that initialised it).  A page written once by w among pages
+//     other nodes write (a radix sort's permutation, whose buckets are
+//     shared page by page) stays: its home, which will read it, would
+//     otherwise fetch it back, for no write saved at w;
 //   - a page moves at most kMoveBudget times (no endless ping-pong).
 // The first decision about a page also tells nodes that never looked up its
 // home where it is, so afterwards every node knows the home alike.
 //
-// The new home takes the old home's copy, which holds every write of every
-// interval up to `target` (all diffs were applied before the barrier, and
-// the old home's own writes are in it), with one read: w's own copy may lack
-// writes the old home made while nobody held a copy, which its notices name
-// only as "maybe written" (kMaybeWritten), not counted as writes here.
+// The new home keeps its own copy if that copy survived the barrier's
+// catch-up: w wrote the page alone in the epoch, and every other change of
+// the page up to `target` came with a notice that dropped w's copy (writes
+// the old home made while nobody held a copy included, which its notices
+// name as "maybe written", kMaybeWritten: not counted as writes here, but
+// they invalidate like any notice).  Otherwise w takes the old home's copy,
+// which holds every write of every interval up to `target` (all diffs were
+// applied before the barrier, and the old home's own writes are in it),
+// with one read.  A SPLASH worker that fetched its part of the master's
+// data, wrote it and sent it home so becomes its home without reading it
+// a second time.
 // Nobody writes the page at the old home any more: every node has learnt of
 // the move before its next access.  w then sets its version vector of the
 // page to `target` (what any node may require, until newer intervals of the
@@ -65,6 +79,7 @@ namespace rdsm {
 
 namespace {
 constexpr uint8_t kMoveBudget = 8;
+constexpr size_t kMoveGroup = 16;
 }
 
 void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
@@ -87,15 +102,31 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   // means the same page on every run.
   std::sort(touched.begin(), touched.end());
 
+  // Whether the aligned group of kMoveGroup pages around each touched page
+  // was written in the epoch by that page's writer alone (read before the
+  // loop below resets the epoch's writers).
+  std::vector<uint8_t> in_run(touched.size(), 0);
+  for (size_t i = 0; i < touched.size(); ++i) {
+    uint32_t p = touched[i];
+    int16_t w = epoch_writer_[p];
+    if (w < 0) continue;
+    size_t first = p & ~(size_t)(kMoveGroup - 1);
+    bool all = first + kMoveGroup <= pages_;
+    for (size_t q = first; all && q < first + kMoveGroup; ++q) all = epoch_writer_[q] == w;
+    in_run[i] = all;
+  }
+
   std::vector<uint32_t> became_home;
   std::lock_guard<FutexLock> g(mu_);
   ProtectionBatch batch(*region_);
   size_t moved = 0;
-  for (uint32_t p : touched) {
+  for (size_t i = 0; i < touched.size(); ++i) {
+    uint32_t p = touched[i];
     int16_t w = epoch_writer_[p], last = last_writer_[p];
     epoch_writer_[p] = kNoWriter;
     last_writer_[p] = w;
     if (w < 0 || (last != kNoWriter && last != w)) continue;
+    if (!in_run[i] && last != w) continue;  // neither a run of w's nor w's again
     bool first = moves_[p] == 0;
     if (!first && home_[p] == w) continue;  // already there, and known so everywhere
     if (moves_[p] >= kMoveBudget) continue;
@@ -134,11 +165,14 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     if (old < 0 || has_twin_[p])
       fatal("internal error: page %zu moves its home here, but this node, its only writer, has %s", p,
             old < 0 ? "never known its home" : "an unsent twin");
-    // The old home's copy holds every write up to the barrier, its own
-    // included (which this node's copy may lack, when the old home wrote the
-    // page untracked and named it only as maybe written).  Nobody writes it
-    // there any more, and nobody reads it here before the versions below.
-    f_.get(old, data_seg_.id, p * kPageBytes, region_->sys_page(p), kPageBytes);
+    // A copy still valid after this barrier's catch-up holds every write up
+    // to the barrier: this node wrote the page alone in the epoch, and any
+    // other change (an earlier epoch's, or the old home's untracked writes,
+    // named as maybe written) came with a notice that dropped the copy.
+    // Otherwise the old home's copy holds them all, its own included.
+    // Nobody writes it there any more, and nobody reads it here before the
+    // versions below.
+    if (state_[p] == kInvalid) f_.get(old, data_seg_.id, p * kPageBytes, region_->sys_page(p), kPageBytes);
     // A copy counted here before the move has no base in what was read.
     if (whole_pages()) copies_here(p).fetch_add(page_word::kGen, std::memory_order_seq_cst);
     if (state_[p] != kReadOnly) {  // invalid, or writable because it was kept
