@@ -39,8 +39,8 @@ foreach(variant "async:lock=atomic,barrier=atomic" "genima:notices=lazy" "newgen
                 "async:home=migrate,prefetch=adaptive" "draw:home=migrate" "ardmar:prefetch=adaptive"
                 "newgen:home=migrate,prefetch=adaptive" "rdsm:home=fixed" "rdsm:prefetch=off"
                 "rdsm:notices=lazy" "async:rewrites=compare" "rdsm:whole=off" "newgen:whole=exclusive"
-                "genima:whole=exclusive" "newgen:pieces=masked" "rdsm:pieces=runs" "rdsm:writeahead=off"
-                "genima:rewrites=compare,writeahead=stream" "async:rewrites=compare,writeahead=stream"
+                "genima:whole=exclusive" "newgen:pieces=masked" "rdsm:pieces=runs" "rdsm:writeahead=off" "rdsm:writeahead=stream"
+                "genima:rewrites=compare,writeahead=stream" "async:rewrites=compare,writeahead=dense"
                 "rdsm:lockahead=on" "genima:rewrites=compare,lockahead=on")
   string(REPLACE ":" ";" parts "${variant}")
   list(GET parts 0 protocol)

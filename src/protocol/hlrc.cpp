@@ -336,6 +336,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
       open_ahead(page + 1, opened_after);
     else
       open_write_window(page);
+    open_dense_group(page, home, can_poll);
   } else {
     // Reading needs no notice (nor, in scan mode, writing): home pages after
     // it that were never mapped become readable with it (a home page's copy

@@ -270,6 +270,12 @@ class Hlrc {
   // The strided case of open_write_window: follows the run of write faults
   // and opens the pages along its stride.
   void open_strided_window(size_t page);
+  // The dense case (WriteAheadAxis::dense): a write fault on a page of
+  // `home` among enough writable pages of its group opens the group's
+  // other pages of other homes, fetching the missing ones of `home`; mu_
+  // held.
+  void open_dense_group(size_t page, int home, bool can_poll);
+  static constexpr size_t kDenseGroup = 16, kDenseTrigger = 3;
   // Page q (maybe out of range) is a valid copy that open_ahead may open.
   bool can_open_ahead(ptrdiff_t q) const;
   StrideRun write_run_;  // the run of write faults at a constant stride

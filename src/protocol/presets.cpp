@@ -23,9 +23,9 @@ const std::vector<ProtocolConfig> &protocol_presets() {
       {"rdsm", F::one_sided, H::cas, D::one_sided, L::atomic, N::eager_push, B::atomic,
        "the default: GeNIMA's one-sided choices, homes that migrate to a page's single writer, adaptive "
        "prefetch, pages written again found by twin comparison instead of faults, dense diffs of a page "
-       "held exclusively written as the whole page, other diffs of many runs as one byte-masked write, streams of writes opened ahead",
+       "held exclusively written as the whole page, other diffs of many runs as one byte-masked write, streams and dense scatters of writes opened ahead",
        CoherenceAxis::software, HomeAxis::migrate, PrefetchAxis::adaptive, RewriteAxis::compare,
-       WholeAxis::exclusive, PiecesAxis::masked, WriteAheadAxis::stream},
+       WholeAxis::exclusive, PiecesAxis::masked, WriteAheadAxis::dense},
       {"hw", F::one_sided, H::cas, D::one_sided, L::atomic, N::lazy, B::atomic,
        "no DSM: every node maps the same memory, kept coherent by the machine (one host only); the limit "
        "the protocols are compared with",
@@ -56,7 +56,7 @@ namespace rdsm {
 const char *axes_help() {
   return "fetch=message|one-sided, claim=message|cas, diff=message|one-sided, lock=manager|atomic, "
          "notices=lazy|eager, barrier=manager|atomic, home=fixed|migrate, prefetch=off|adaptive, rewrites=fault|compare, "
-         "whole=off|exclusive, pieces=runs|masked (these two: one-sided diffs only), writeahead=off|stream "
+         "whole=off|exclusive, pieces=runs|masked (these two: one-sided diffs only), writeahead=off|stream|dense "
          "(with rewrites=compare), detect=sync|scan (scan: uffd memory only), lockahead=off|on (with lock=atomic "
          "and rewrites=compare)";
 }
@@ -93,8 +93,13 @@ bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error
     else if (axis == "pieces") ok = pick(cfg.pieces, "runs", PiecesAxis::runs, "masked", PiecesAxis::masked);
     else if (axis == "detect") ok = pick(cfg.detect, "sync", DetectAxis::sync, "scan", DetectAxis::scan);
     else if (axis == "lockahead") ok = pick(cfg.lock_ahead, "off", LockAheadAxis::off, "on", LockAheadAxis::on);
-    else if (axis == "writeahead")
-      ok = pick(cfg.write_ahead, "off", WriteAheadAxis::off, "stream", WriteAheadAxis::stream);
+    else if (axis == "writeahead") {
+      ok = value == "dense";
+      if (ok) cfg.write_ahead = WriteAheadAxis::dense;
+      else if (!pick(cfg.write_ahead, "off", WriteAheadAxis::off, "stream", WriteAheadAxis::stream))
+        error = "axis 'writeahead' has no value '" + value + "'; use off, stream or dense";
+      else ok = true;
+    }
     else {
       error = "unknown protocol axis '" + axis + "'; axes are " + axes_help();
       ok = false;

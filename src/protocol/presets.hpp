@@ -34,7 +34,10 @@ enum class PiecesAxis { runs, masked };
 // stream's next pages cost no fault; the release's comparison with the
 // twins tells which were written (stream; needs rewrites=compare, whose
 // comparison it reuses: write_ahead.cpp).
-enum class WriteAheadAxis { off, stream };
+// dense: stream, and a write fault among writable pages of its aligned
+// group of 16 opens the rest of the group (writes scattered densely over a
+// region, as a radix sort's permutation makes them).
+enum class WriteAheadAxis { off, stream, dense };
 // At a lock's acquire: nothing more (off), or the pages its last holder
 // wrote while holding it are fetched if invalid and opened writable with
 // twins, like pages written ahead (on; needs lock=atomic, which carries the

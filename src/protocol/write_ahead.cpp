@@ -21,6 +21,17 @@
 // with the run.  Both may open pages at one fault: the rest of a row after
 // the page, and the rows below it.
 //
+// Writes scattered densely over a region (a radix sort's permutation: a
+// thousand bucket cursors, each moving along its own few pages) are neither
+// a stream nor a stride, and fault once per page all the same.  With
+// `dense` (stream and stride as above, plus this), a write fault on a page
+// of another home that finds kDenseTrigger pages of its aligned group of
+// kDenseGroup pages (itself included) writable opens the group's other
+// pages of other homes: the valid ones, and the missing ones of the same
+// home after one read.  Home pages are left alone: a home page opened
+// ahead needs a twin it would not otherwise have, and where the home
+// writes untracked it needs no fault at all.
+//
 // Why it is safe: a kept page is exactly a page written in an interval
 // whose twin equals its content; every mechanism that handles those
 // (invalidation with unreleased writes, the home's twin following other
@@ -35,7 +46,7 @@
 namespace rdsm {
 
 size_t Hlrc::write_stream(size_t page) const {
-  if (cfg_.write_ahead != WriteAheadAxis::stream || kept_.empty()) return 0;
+  if (cfg_.write_ahead == WriteAheadAxis::off || kept_.empty()) return 0;
   size_t behind = 0;
   while (behind < kMaxWriteWindow && behind < page && state_[page - 1 - behind] == kWritable) ++behind;
   // Twice the stream so far, at least kMinWriteWindow: a page opened and
@@ -48,11 +59,43 @@ bool Hlrc::can_open_ahead(ptrdiff_t q) const {
 }
 
 void Hlrc::open_write_window(size_t page) {
-  if (cfg_.write_ahead != WriteAheadAxis::stream || kept_.empty()) return;
+  if (cfg_.write_ahead == WriteAheadAxis::off || kept_.empty()) return;
   size_t limit = write_stream(page), n = 0;
   while (n < limit && can_open_ahead((ptrdiff_t)(page + 1 + n))) ++n;
   open_ahead(page + 1, n);
   open_strided_window(page);
+}
+
+void Hlrc::open_dense_group(size_t page, int home, bool can_poll) {
+  if (cfg_.write_ahead != WriteAheadAxis::dense || kept_.empty() || home == self_) return;
+  const size_t first = page & ~(kDenseGroup - 1), end = std::min(pages_, first + kDenseGroup);
+  size_t writing = 0;
+  for (size_t q = first; q < end; ++q) writing += state_[q] == kWritable && home_[q] != self_;
+  if (writing < kDenseTrigger) return;
+  // The group's missing pages of the same home, in runs, not waited for
+  // (one that is not new enough there is left to its own fault).
+  for (size_t q = first; q < end;) {
+    size_t n = 0;
+    while (q + n < end && can_prefetch((ptrdiff_t)(q + n), home)) ++n;
+    if (n == 0) {
+      ++q;
+      continue;
+    }
+    size_t got = fetch_pages(q, home, n - 1, false, can_poll);
+    for (size_t k = 0; k < got; ++k) state_[q + k] = kReadOnly;  // valid; opened below
+    q += n;
+  }
+  auto openable = [&](size_t q) { return home_[q] != self_ && can_open_ahead((ptrdiff_t)q); };
+  for (size_t q = first; q < end;) {
+    size_t n = 0;
+    while (q + n < end && openable(q + n)) ++n;
+    if (n == 0) {
+      ++q;
+      continue;
+    }
+    open_ahead(q, n);
+    q += n;
+  }
 }
 
 void Hlrc::open_strided_window(size_t page) {
