@@ -260,7 +260,10 @@ class Study:
             ax.axhline(1.0, color="0.6", linewidth=0.8)
             ax.set_xticks(range(len(vs)))
             ax.set_xticklabels([self.value_label(param, v) for v in vs])
-            ax.set_xlabel(param + (" (cheapest left)" if param == "bandwidth" else ""))
+            # The values sit evenly spaced, as the study's figures place theirs: a range such as
+            # 0-50 us would crowd the cheap end on a linear axis, and bandwidth may be inf.
+            ax.set_xlabel("%s (the values swept, evenly spaced%s)" % (
+                param, "; cheapest left" if param == "bandwidth" else ""))
             ax.set_ylabel("slowdown")
             ax.set_ylim(0, top)
             ax.set_title(self.label(g) + ("" if len(node_counts) > 1 else ", %d nodes" % node_counts[0]))
