@@ -22,8 +22,10 @@ at the base network (main_runs).
 import os
 
 import rdsm_emu
-from rdsm_report_common import fmt, fmt_seconds, grid, median, memory_of, order_protocols, parallel_time, print_table
+from rdsm_report_common import (fmt, fmt_seconds, grid, median, memory_of, nodes_label, order_protocols, parallel_time,
+                                print_table)
 
+HW = "hw"
 # The study's figure of each parameter (it does not vary latency).
 FIGURES = {"host_overhead": "Figure 1.3", "occupancy": "Figure 1.4", "bandwidth": "Figure 1.5",
            "interrupt": "Figure 1.6"}
@@ -93,8 +95,9 @@ class Study:
     # ---- sweeps ----------------------------------------------------------------
 
     def sweep_runs(self, param):
-        return [r for r in self.ok if is_base(r) or (point_of(r).get("kind") == "sweep"
-                                                     and point_of(r).get("param") == param)]
+        # hw (plain threads) runs at the base network only: it is the limit, not a point of a sweep.
+        return [r for r in self.ok if r["protocol"] != HW and (
+            is_base(r) or (point_of(r).get("kind") == "sweep" and point_of(r).get("param") == param))]
 
     def values(self, param):
         """The values swept, cheapest first."""
@@ -129,7 +132,12 @@ class Study:
         others = rdsm_emu.describe(self.base["params"], leave_out=param) if self.base else "?"
         figure = FIGURES.get(param)
         return "== sweep of %s%s\n   the others at %s: %s" % (
-            param, " (Bilas et al. %s)" % figure if figure else "", self.base["preset"] if self.base else "?", others)
+            param, " (Bilas et al. %s)" % figure if figure else "", self.base_label(), others)
+
+    def base_label(self):
+        if not self.base:
+            return "?"
+        return self.base["preset"] + (" + " + self.base["settings"] if self.base.get("settings") else "")
 
     def row_cells(self, g, key):
         p, n, m = key
@@ -236,7 +244,7 @@ class Study:
         vs = self.values(param)
         groups = [g for g in self.groups if self.rows(param, g)]
         rows, cols = grid(len(groups))
-        width, height = max(4 * cols, 8), 3.6 * rows + 1.2
+        width, height = max(4 * cols, 8), 3.6 * rows + 1.5
         fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False)
         cmap = plt.get_cmap("tab10")
         protocols = order_protocols({k[0] for g in groups for k in self.rows(param, g)})
@@ -250,7 +258,7 @@ class Study:
                 pts = [(k, sd) for k, (_, _, sd) in enumerate(self.slowdowns(param, g, key)) if sd is not None]
                 if not pts:
                     continue
-                label = p + ("" if len(node_counts) == 1 else ", %d nodes" % n) + (
+                label = p + ("" if len(node_counts) == 1 else ", " + nodes_label(n)) + (
                     ", %s" % (m or "?") if self.multi_memory else "")
                 style = ["-", "--", ":", "-."][node_counts.index(n) % 4]
                 h, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", linestyle=style,
@@ -266,15 +274,16 @@ class Study:
                 param, "; cheapest left" if param == "bandwidth" else ""))
             ax.set_ylabel("slowdown")
             ax.set_ylim(0, top)
-            ax.set_title(self.label(g) + ("" if len(node_counts) > 1 else ", %d nodes" % node_counts[0]))
+            ax.set_title(self.label(g) + ("" if len(node_counts) > 1 else ", " + nodes_label(node_counts[0])))
             ax.grid(True, alpha=0.3)
         for j in range(len(groups), rows * cols):
             axes[j // cols][j % cols].axis("off")
         if handles:
             fig.legend(list(handles.values()), list(handles), loc="lower center",
                        ncol=max(1, min(len(handles), int(width // 1.9))), frameon=False)
-        base = self.base["preset"] if self.base else "?"
-        fig.suptitle("Slowdown vs %s (time / time at the lowest cost), the others at %s (* = its value)" % (param, base))
-        fig.tight_layout(rect=(0, 0.5 / height, 1, 1))
+        base = self.base_label()
+        fig.suptitle("Slowdown vs %s (time / time at the lowest cost)\nthe others at %s (* = its value of %s)" % (
+            param, base, param))
+        fig.tight_layout(rect=(0, 0.45 / height, 1, 1))
         fig.savefig(path, dpi=110)
         plt.close(fig)
