@@ -338,7 +338,8 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
             rec["error"] = "verdict %s" % (verdict or "missing (no PASS line)")
     if rec["error"] is None and memory is not None and rec["memory"] != memory:
         rec["error"] = "asked for memory backend %s, the nodes ran %s" % (memory, rec["memory"])
-    if rec["error"] is None and point is not None and (rec.get("emu") or {}).get("params") != point["params"]:
+    if rec["error"] is None and point is not None and not rdsm_emu.same_network((rec.get("emu") or {}).get("params"),
+                                                                                  point["params"]):
         rec["error"] = "asked for emu network %s, the launcher ran %s" % (
             rdsm_emu.describe(point["params"]), (rec.get("emu") or {}).get("described"))
     rec["ok"] = rec["error"] is None

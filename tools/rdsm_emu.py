@@ -80,10 +80,12 @@ def format_value(name, v):
     if name == "bandwidth":
         if v is None:
             return "inf"
-        for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3)):
-            if v >= scale:
-                return "%g%s" % (v / scale, unit)
-        return "%gB/s" % v
+        # The largest unit, decimal or binary, in which the value is short (as it was likely written).
+        for unit in ("GB/s", "GiB/s", "MB/s", "MiB/s", "KB/s", "KiB/s", "B/s"):
+            q = v / RATE_UNITS[unit]
+            if q >= 1 and abs(q - round(q, 3)) < 1e-6 * q:
+                return ("%.3f" % q).rstrip("0").rstrip(".") + unit
+        return "%gMB/s" % (v / 1e6)
     if name == "packet":
         return str(v)
     if v % 1000 == 0:
@@ -165,10 +167,19 @@ def launcher_presets(rdsm):
     return presets or None
 
 
+def same_network(a, b):
+    """Whether two networks are one; the launcher writes bandwidths to 9 significant digits."""
+    if not isinstance(a, dict) or not isinstance(b, dict) or set(a) != set(b):
+        return False
+    return all(x == y or (isinstance(x, (int, float)) and isinstance(y, (int, float))
+                          and math.isclose(x, y, rel_tol=1e-8)) for x, y in ((a[k], b[k]) for k in a))
+
+
 def network_of(run):
-    """The network a bench run ran on (the launcher's record, else the bench's), or None off the emu fabric."""
-    emu = ((run.get("stats") or {}).get("emu") or {}).get("params")
-    return emu if emu is not None else (run.get("emu_point") or {}).get("params")
+    """The network of a bench run: as the bench asked for it (which the launcher's record was checked
+    against), else as the launcher recorded it; None off the emu fabric."""
+    asked = (run.get("emu_point") or {}).get("params")
+    return asked if asked is not None else ((run.get("stats") or {}).get("emu") or {}).get("params")
 
 
 def value_of(run, name):
