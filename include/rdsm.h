@@ -139,6 +139,16 @@ typedef struct rdsm_stats {
    * faults, of which unwritten were closed at the release unwritten */
   uint64_t diff_ops, migrations, prefetched, prefetch_used, prefetch_wasted, refreshed;
   uint64_t written_ahead, written_ahead_unused;
+  /* The emu fabric's charges (zero under any other fabric), seconds:
+   * emu_host_overhead, the host overhead this node's threads spun;
+   * emu_occupancy, emu_bandwidth and emu_latency, the NI occupancy (packets
+   * x occupancy), bytes / bandwidth and wire latency of the transfers this
+   * node started (the reply of its gets and atomics included);
+   * emu_ni_wait, the time those transfers queued for a busy NI;
+   * emu_interrupt, the interrupt cost its message handlers paid;
+   * emu_waited, the time its threads and handlers busy-waited in the emu
+   * fabric: the part of the charges not hidden behind other work. */
+  double emu_host_overhead, emu_occupancy, emu_bandwidth, emu_latency, emu_ni_wait, emu_interrupt, emu_waited;
 } rdsm_stats;
 void rdsm_get_stats(rdsm_stats *out);
 /* Zeroes this node's counters and restarts its clocks (for timing phases). */

@@ -18,6 +18,14 @@
 # with the reason and its other runs be skipped; a sweep without --memory
 # records the backend that ran, and a bench file that does not say (older
 # files) still loads, without a memory column.
+#
+# mp.bench_sweep: a sweep of interrupt cost (two values) over sor at test
+# size, one protocol at 2 nodes, with the achievable and best presets
+# (--emu-preset achievable,best: achievable is the base), must record per run
+# the network it ran at, and its report must hold the sweep's table (a row
+# of times and slowdowns, 1.00 at the cheapest value), the achievable vs best
+# table, sweep_interrupt.png and the sweep in summary.json; --brief the
+# slowdowns.
 # Nothing is skipped: without python3 or matplotlib the test fails and says why.
 #
 # Included from tests/CMakeLists.txt:
@@ -51,6 +59,15 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
                    -DPART=memory
                    -P ${CMAKE_CURRENT_LIST_FILE})
   set_tests_properties(mp.bench_memory PROPERTIES LABELS mp TIMEOUT 120 RUN_SERIAL TRUE)
+  add_test(NAME mp.bench_sweep
+           COMMAND ${CMAKE_COMMAND}
+                   -DPYTHON=${_rdsm_bench_python}
+                   -DSRC=${PROJECT_SOURCE_DIR}
+                   -DBUILD=$<TARGET_FILE_DIR:rdsm>
+                   -DOUT=${CMAKE_CURRENT_BINARY_DIR}/bench_sweep
+                   -DPART=sweep
+                   -P ${CMAKE_CURRENT_LIST_FILE})
+  set_tests_properties(mp.bench_sweep PROPERTIES LABELS "mp;emu" TIMEOUT 120 RUN_SERIAL TRUE)
   return()
 endif()
 
@@ -58,6 +75,8 @@ endif()
 
 if(PART STREQUAL "memory")
   set(_test mp.bench_memory)
+elseif(PART STREQUAL "sweep")
+  set(_test mp.bench_sweep)
 else()
   set(_test mp.bench_smoke)
 endif()
@@ -81,6 +100,75 @@ endif()
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 set(_json ${OUT}/bench.json)
+if(PART STREQUAL "sweep")
+  # ---- mp.bench_sweep --------------------------------------------------------
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols async
+                          --nodes 2 --sizes test --no-hw --sweep interrupt=0,50us --emu-preset achievable,best
+                          --timeout 60 --out ${_json}
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.bench_sweep: the sweep failed (exit status ${_rc}):\n${_out}\n${_err}")
+  endif()
+  # The base network, the two values swept and the best preset, each recorded as asked and as run.
+  execute_process(COMMAND ${PYTHON} -c [=[
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+got = [(r["emu_point"]["kind"], r["emu_point"]["preset"], r["emu_point"]["settings"], r["fabric"],
+        r["emu"]["params"]["interrupt_ns"], r["emu"]["params"]["bandwidth_bytes_per_second"]) for r in runs]
+want = [("base", "achievable", "", "emu", 5000, 1e8), ("sweep", "achievable", "interrupt=0", "emu", 0, 1e8),
+        ("sweep", "achievable", "interrupt=50us", "emu", 50000, 1e8), ("preset", "best", "", "emu", 0, 4e8)]
+bad = [r["command"] for r in runs if r["emu_point"]["params"] != r["emu"]["params"] or "--emu-preset" not in r["command"]]
+sys.exit("runs %r, expected %r" % (got, want) if got != want else "not run as asked: %r" % bad if bad else 0)
+]=] ${_json} RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.bench_sweep: the sweep's runs are not the networks asked for: ${_why}")
+  endif()
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_json} --out ${OUT}
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _report ERROR_VARIABLE _err)
+  message(STATUS "mp.bench_sweep: report\n${_report}")
+  set(_num "[0-9]+\\.?[0-9]*")
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.bench_sweep: the report failed (exit status ${_rc}):\n${_err}")
+  endif()
+  if(NOT _report MATCHES "\n== sweep of interrupt \\(Bilas et al\\. Figure 1\\.6\\)\n   the others at achievable: host_overhead=3us,occupancy=5us,latency=0us,bandwidth=100MB/s\n"
+     OR NOT _report MATCHES "\n +-+ 0us -+ +-+ 5us\\* -+ +-+ 50us -+\napp +protocol +nodes +time \\(s\\) +slowdown +time \\(s\\) +slowdown +time \\(s\\) +slowdown\n"
+     OR NOT _report MATCHES "\nsor +async +2 +${_num} +1\\.00 +${_num} +${_num} +${_num} +${_num}\n")
+    message(FATAL_ERROR "mp.bench_sweep: the report lacks the sweep's table (heading, a column pair per value, "
+                        "the row of sor under async with slowdown 1.00 at 0us)")
+  endif()
+  if(NOT _report MATCHES "\n== achievable vs best [^\n]*\napp +protocol +nodes +best \\(s\\) +achievable \\(s\\) +achievable/best +speedup best +speedup achievable\n[- ]+\nsor +async +2 +${_num} +${_num} +${_num} +${_num} +${_num}\n")
+    message(FATAL_ERROR "mp.bench_sweep: the report lacks the achievable vs best table")
+  endif()
+  if(NOT _report MATCHES "emu network achievable: the sweeps' base")
+    message(FATAL_ERROR "mp.bench_sweep: the report does not say which network its ordinary tables are of")
+  endif()
+  foreach(_png speedup.png sweep_interrupt.png)
+    if(NOT EXISTS ${OUT}/${_png})
+      message(FATAL_ERROR "mp.bench_sweep: the report did not write ${OUT}/${_png}")
+    endif()
+    file(SIZE ${OUT}/${_png} _size)
+    if(_size LESS 1000)
+      message(FATAL_ERROR "mp.bench_sweep: ${OUT}/${_png} is only ${_size} bytes")
+    endif()
+  endforeach()
+  file(READ ${OUT}/summary.json _sum)
+  string(JSON _param GET "${_sum}" sweeps 0 param)
+  string(JSON _npoints LENGTH "${_sum}" sweeps 0 results 0 points)
+  string(JSON _first GET "${_sum}" sweeps 0 results 0 points 0 slowdown)
+  string(JSON _nab LENGTH "${_sum}" achievable_vs_best)
+  if(NOT _param STREQUAL "interrupt" OR NOT _npoints EQUAL 3 OR NOT _first EQUAL 1 OR NOT _nab EQUAL 1)
+    message(FATAL_ERROR "mp.bench_sweep: summary.json should hold the sweep of interrupt (has ${_param}) with 3 "
+                        "points (${_npoints}), the first of slowdown 1 (${_first}), and 1 achievable vs best row "
+                        "(${_nab})")
+  endif()
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_json} --brief
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _brief)
+  if(NOT _rc EQUAL 0 OR NOT _brief MATCHES "\napp +protocol +nodes +0us +5us\\* +50us\n[- ]+\nsor +async +2 +1\\.00 +${_num} +${_num}\n")
+    message(FATAL_ERROR "mp.bench_sweep: the --brief report (exit status ${_rc}) lacks the sweep's slowdowns:\n${_brief}")
+  endif()
+  message(STATUS "mp.bench_sweep: sweep and report in ${OUT}")
+  return()
+endif()
 if(PART STREQUAL "memory")
   # ---- mp.bench_memory -------------------------------------------------------
 

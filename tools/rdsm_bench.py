@@ -35,6 +35,21 @@ wall seconds, exit status, verdict (PASS / FAIL / none), the `parallel` and
 the per-node time breakdown; a fork-join run lists the master and its
 forked workers) and, for failures, the tail of the output.
 
+Emulated networks (the emu fabric; docs/emu.md): --emu-preset LIST runs
+every configuration under each named network (`rdsm run --emu-preset P`),
+--emu P=V,... sets parameters on top of every preset, and --sweep
+PARAM=v1,v2,... (host_overhead, occupancy, latency, bandwidth or interrupt;
+values as `rdsm run --emu` takes them) varies one parameter, the others at
+the base network: the first preset (default achievable, the values Bilas et
+al. keep fixed while they vary one) with --emu on top.  Every configuration
+runs at the base network, at each swept value that differs from it, and at
+each other preset, one after the other; several --sweep flags are swept one
+at a time around the same base.  The hw runs are made at the base network.
+Per run the JSON then also holds emu_point: which point of the plan it is
+(kind base, sweep or preset; for a sweep the parameter and the value as
+given), the preset and settings passed to the launcher and the network they
+come to; and fabric and emu, the launcher's record of what ran.
+
 A failing run (non-zero exit, timeout, no PASS) is recorded, the sweep goes
 on, the failures are listed at the end and the exit status is 1.
 
@@ -52,6 +67,7 @@ import sys
 import tempfile
 import time
 
+import rdsm_emu
 from rdsm_build_query import find_program, launcher_protocols
 
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -60,6 +76,7 @@ DEFAULT_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
 MEMORY_BACKENDS = ["mprotect", "uffd"]
 WAIT_SLACK = 30  # seconds beyond --timeout before the launcher itself is killed
 NODES_PLACEHOLDER = "{nodes}"
+SWEEP_BASE_PRESET = "achievable"  # the study's fixed values while one parameter varies
 
 NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
 PARALLEL_RE = re.compile(r"\bparallel\s+" + NUM + r"\s*s\b")
@@ -91,6 +108,15 @@ def parse_args(argv):
                         "(default: none asked for, the nodes' default; the JSON records which ran)"
                         % ",".join(MEMORY_BACKENDS))
     p.add_argument("--no-hw", action="store_true", help="do not add the hw (hardware-coherent) runs")
+    p.add_argument("--sweep", action="append", default=[], metavar="PARAM=V1,V2,...",
+                   help="under the emu fabric, run every configuration at each value of one of %s (e.g. "
+                        "interrupt=0us,10us,50us), the other parameters at the base network; repeat the flag "
+                        "to sweep several parameters, one at a time" % ", ".join(rdsm_emu.SWEEP_PARAMS))
+    p.add_argument("--emu-preset", type=csv, default=None, metavar="LIST",
+                   help="emu networks (`rdsm run --help` lists them): every configuration under each; the first "
+                        "is the base of the sweeps (default with --sweep: %s)" % SWEEP_BASE_PRESET)
+    p.add_argument("--emu", default="", metavar="P=V,...",
+                   help="emu settings on top of every preset, as `rdsm run --emu` takes them")
     p.add_argument("--apps-file", default=os.path.join(SCRIPT_DIR, "bench_apps.json"),
                    help="the app table (default: bench_apps.json next to this script)")
     a = p.parse_args(argv)
@@ -108,6 +134,26 @@ def parse_args(argv):
             p.error("--memory: unknown backend(s) %s; use %s" % (", ".join(bad) or "(none given)",
                                                                  " and/or ".join(MEMORY_BACKENDS)))
         a.memory = list(dict.fromkeys(a.memory))  # each once, in the order given
+    sweeps = []
+    for spec in a.sweep:
+        try:
+            name, values = rdsm_emu.parse_sweep(spec)
+        except rdsm_emu.BadValue as e:
+            p.error("--sweep %s: %s" % (spec, e))
+        if name in [n for n, _ in sweeps]:
+            p.error("--sweep %s: %s is swept twice; give all its values in one --sweep" % (spec, name))
+        sweeps.append((name, values))
+    a.sweep = sweeps
+    try:
+        a.emu_settings = rdsm_emu.parse_settings(a.emu)
+    except rdsm_emu.BadValue as e:
+        p.error("--emu %s: %s" % (a.emu, e))
+    if a.emu_preset is not None and not a.emu_preset:
+        p.error("--emu-preset: no preset given")
+    if a.emu_preset is None and (a.sweep or a.emu):
+        a.emu_preset = [SWEEP_BASE_PRESET if a.sweep else "none"]
+    if a.emu_preset is not None:
+        a.emu_preset = list(dict.fromkeys(a.emu_preset))
     return a
 
 
@@ -186,15 +232,58 @@ def check_app(t, apps_file):
                 apps_file, name, NODES_PLACEHOLDER, ", ".join(lacking)))
 
 
-def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=(), memory=None):
+def emu_points(a, presets):
+    """The networks every configuration runs at: [None] off the emu fabric, else the base network first,
+    then each swept value that differs from it, then the other presets.  Exits if a preset is unknown."""
+    if a.emu_preset is None:
+        return [None]
+    if presets is None:
+        sys.exit("rdsm_bench: cannot read the emu presets from `rdsm run --help`")
+    bad = [n for n in a.emu_preset if n not in presets]
+    if bad:
+        sys.exit("rdsm_bench: unknown emu preset(s) %s; the launcher offers: %s" % (", ".join(bad), ", ".join(presets)))
+    settings = ",".join("%s=%s" % kv for kv in a.emu_settings)
+
+    def point(kind, preset, extra=(), param=None, value=None):
+        return {"kind": kind, "param": param, "value": value, "preset": preset,
+                "settings": ",".join(x for x in [settings] + ["%s=%s" % kv for kv in extra] if x),
+                "params": rdsm_emu.apply_settings(presets[preset], list(a.emu_settings) + list(extra))}
+
+    base = point("base", a.emu_preset[0])
+    points = [base]
+    for name, values in a.sweep:
+        for v in values:
+            pt = point("sweep", base["preset"], [(name, v)], name, v)
+            if pt["params"] != base["params"]:  # the base value is the base point itself
+                points.append(pt)
+    points += [point("preset", name) for name in a.emu_preset[1:]]
+    return points
+
+
+def point_label(pt):
+    """How progress lines and failure lists name a network."""
+    if pt is None:
+        return ""
+    if pt["kind"] == "sweep":
+        return " %s=%s" % (pt["param"], pt["value"])
+    return " " + pt["preset"] + (" + " + pt["settings"] if pt["settings"] else "")
+
+
+def point_args(pt):
+    if pt is None:
+        return []
+    return ["--emu-preset", pt["preset"]] + (["--emu", pt["settings"]] if pt["settings"] else [])
+
+
+def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=(), memory=None, point=None):
     """One `rdsm run -n nodes`; `nodes` is the number of processes the launcher starts; memory: the
-    backend to ask for (None: no --memory)."""
+    backend to ask for (None: no --memory); point: the emu network to run at (None: not under emu)."""
     stats_path = os.path.join(tmpdir, "stats.json")
     if os.path.exists(stats_path):
         os.unlink(stats_path)
     cmd = [rdsm, "run", "-n", str(nodes), "--protocol", protocol, "--quiet", "--timeout", "%g" % timeout,
-           "--stats", stats_path] + ([] if memory is None else ["--memory", memory]) + list(launcher_args) + \
-        [prog] + list(args)
+           "--stats", stats_path] + ([] if memory is None else ["--memory", memory]) + point_args(point) + \
+        list(launcher_args) + [prog] + list(args)
     rec = {"memory": memory, "memory_requested": memory, "command": cmd, "wall_seconds": None, "exit_status": None, "verdict": None,
            "parallel_seconds": None, "sequential_seconds": None, "stats": None, "error": None}
     t0 = time.monotonic()
@@ -236,6 +325,8 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
             rec["launcher_wall_seconds"] = rec["stats"]["wall_seconds"]
         if rec["stats"].get("memory"):
             rec["memory"] = rec["stats"]["memory"]  # the backend that ran
+        rec["fabric"] = rec["stats"].get("fabric")
+        rec["emu"] = rec["stats"].get("emu")
     except (OSError, ValueError, AttributeError):
         pass
     if rec["error"] is None:
@@ -247,6 +338,10 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
             rec["error"] = "verdict %s" % (verdict or "missing (no PASS line)")
     if rec["error"] is None and memory is not None and rec["memory"] != memory:
         rec["error"] = "asked for memory backend %s, the nodes ran %s" % (memory, rec["memory"])
+    if rec["error"] is None and point is not None and not rdsm_emu.same_network((rec.get("emu") or {}).get("params"),
+                                                                                  point["params"]):
+        rec["error"] = "asked for emu network %s, the launcher ran %s" % (
+            rdsm_emu.describe(point["params"]), (rec.get("emu") or {}).get("described"))
     rec["ok"] = rec["error"] is None
     if not rec["ok"]:
         rec["output_tail"] = tail(text)
@@ -299,12 +394,17 @@ def main(argv):
             if s not in t["sizes"]:
                 sys.exit("rdsm_bench: app %s has no size '%s' (has: %s)" % (n, s, ", ".join(t["sizes"])))
         apps.append((t, prog))
+    out = os.path.abspath(a.out)
+    if not os.path.isdir(os.path.dirname(out)):
+        # Checked now, not after hours of runs.
+        sys.exit("rdsm_bench: --out %s: no directory %s" % (a.out, os.path.dirname(out)))
+    points = emu_points(a, rdsm_emu.launcher_presets(rdsm) if a.emu_preset is not None else None)
     for note in notes:
         print("note: " + note, file=sys.stderr)
 
     # Repetitions are the outer loop, so load from elsewhere spreads over every configuration; the
-    # backends the inner one, so the runs compared across backends are made side by side, their order
-    # alternating from one repeat to the next.
+    # backends and then the emu networks the inner ones, so the runs compared across backends or networks
+    # are made side by side, the backends' order alternating from one repeat to the next.
     memories = a.memory or [None]
     plan = []
     for r in range(a.repeat):
@@ -313,7 +413,8 @@ def main(argv):
                 for p in protocols + (["hw"] if hw and r == 0 else []):
                     for n in a.nodes:
                         for m in (memories if r % 2 == 0 else memories[::-1]):
-                            plan.append((t, prog, s, p, n, r, m))
+                            for pt in (points[:1] if p == "hw" else points):
+                                plan.append((t, prog, s, p, n, r, m, pt))
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     runs = []
@@ -322,18 +423,21 @@ def main(argv):
     progress = Progress(len(plan))
     with tempfile.TemporaryDirectory(prefix="rdsm_bench.") as tmpdir:
         try:
-            for t, prog, s, p, n, r, m in plan:
+            for t, prog, s, p, n, r, m, pt in plan:
                 if m in unavailable:
                     skipped += 1
                     progress.step(0.0)
                     continue
-                progress.show("%s %s %s%s n=%d rep %d" % (t["name"], s, p, "" if m is None else " " + m, n, r + 1))
+                progress.show("%s %s %s%s%s n=%d rep %d" % (t["name"], s, p, "" if m is None else " " + m,
+                                                               point_label(pt), n, r + 1))
                 fork_join = bool(t.get("fork_join"))
                 args = with_nodes(t["sizes"][s], n)
                 rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
                        "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
+                if pt is not None:
+                    rec["emu_point"] = pt
                 rec.update(run_one(rdsm, prog, args, p, 1 if fork_join else n, a.timeout, tmpdir,
-                                   with_nodes(t.get("launcher_args", {}).get(s, []), n), m))
+                                   with_nodes(t.get("launcher_args", {}).get(s, []), n), m, pt))
                 runs.append(rec)
                 progress.step(rec["wall_seconds"] or 0.0)
                 if rec.get("backend_unavailable"):
@@ -354,12 +458,14 @@ def main(argv):
         "host": os.uname().nodename,
         "cpus": os.cpu_count(),
         "config": {"apps": [t["name"] for t, _ in apps], "protocols": protocols, "hw": hw, "nodes": a.nodes,
-                   "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout, "memory": a.memory},
+                   "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout, "memory": a.memory,
+                   "emu": None if a.emu_preset is None else {
+                       "presets": a.emu_preset, "settings": a.emu, "base": points[0],
+                       "sweeps": [{"param": n, "values": v} for n, v in a.sweep]}},
         "memory_ran": sorted({r["memory"] for r in runs if r.get("memory")}),
         "notes": notes,
         "runs": runs,
     }
-    out = os.path.abspath(a.out)
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1)
@@ -374,9 +480,10 @@ def main(argv):
     if failed:
         print("\nFAILED runs:")
         for r in failed:
-            print("  %s size %s, protocol %s%s, %d nodes, repeat %d: %s" % (
+            print("  %s size %s, protocol %s%s%s, %d nodes, repeat %d: %s" % (
                 r["app"], r["size"], r["protocol"],
                 ", memory %s" % r["memory_requested"] if r.get("memory_requested") else "",
+                ", network" + point_label(r["emu_point"]) if r.get("emu_point") else "",
                 r["nodes"], r["repeat"] + 1, r["error"]))
             for line in (r.get("output_tail") or "").splitlines():
                 print("      | " + line)

@@ -48,10 +48,27 @@ Writes to DIR (default: the JSON file's directory):
                  the breakdown (seconds, as in the table); memory_ratios:
                  the uffd/mprotect table.
 
+A file made under the emu fabric with sweeps or several presets (rdsm bench
+--sweep, --emu-preset; rdsm_report_sweep.py) adds, after the tables above,
+which then cover the runs at the base network only:
+
+  sweep of PARAM per swept parameter: per app, protocol and node count the
+                 median parallel time at each value and the slowdown, that
+                 time / the time at the sweep's lowest cost (the lowest
+                 value, for bandwidth the highest), the definition of Bilas
+                 et al.; * marks the base network's value.
+  achievable vs best  when runs at both presets are there: time and
+                 speedup at each, and their ratio.
+
+and writes sweep_PARAM.png per swept parameter: the slowdown against the
+value, one panel per app, a line per protocol (and node count), in the
+style of the study's Figures 1.3-1.6; summary.json gets "sweeps" and
+"achievable_vs_best".
+
 --brief prints only a compact table per app (time per node count, speedup
 and fraction of hw at the largest node count), the uffd/mprotect table when
-both backends ran, and the failed runs, writes
-nothing and does not need matplotlib.
+both backends ran, the slowdowns of each sweep and the achievable vs best
+table, and the failed runs, writes nothing and does not need matplotlib.
 
 Failed runs are left out of every figure and listed.  Needs matplotlib
 (Debian: apt-get install python3-matplotlib); the Agg backend is used.
@@ -59,18 +76,19 @@ Failed runs are left out of every figure and listed.  Needs matplotlib
 
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
 import sys
 
+import rdsm_report_sweep
+from rdsm_report_common import (colors_for, fmt, fmt_seconds, grid, mean, median, memory_label, memory_of,
+                                nodes_label, order_memories, order_protocols, parallel_time, print_table)
+
 COMPONENTS = [("compute", "compute"), ("data_wait", "data wait"), ("lock_wait", "lock wait"),
               ("barrier_wait", "barrier wait"), ("barrier_protocol", "barrier protocol")]
 HANDLER_PARTS = [("handler_page", "page"), ("handler_diff", "diff"), ("handler_sync", "sync")]
-PROTOCOL_ORDER = ["rdsm", "async", "ardmar", "draw", "newgen", "genima", "hw"]
 HW = "hw"
-MEMORY_ORDER = ["mprotect", "uffd"]
 ANY = object()  # a run's memory backend, whichever it is
 
 
@@ -93,44 +111,6 @@ def load_matplotlib():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
-
-
-def median(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def mean(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.mean(xs) if xs else None
-
-
-def order_protocols(ps):
-    return sorted(ps, key=lambda p: (PROTOCOL_ORDER.index(p) if p in PROTOCOL_ORDER else len(PROTOCOL_ORDER), p))
-
-
-def memory_of(run):
-    """The memory backend the run's nodes used; None when the file does not say (older bench files)."""
-    return run.get("memory") or (run.get("stats") or {}).get("memory") or None
-
-
-def order_memories(ms):
-    return sorted(ms, key=lambda m: (m is None, MEMORY_ORDER.index(m) if m in MEMORY_ORDER else len(MEMORY_ORDER),
-                                     m or ""))
-
-
-def memory_label(m):
-    return "?" if m is None else m
-
-
-def parallel_time(run):
-    """The program's `parallel` seconds; else the slowest node's total; else the wall time."""
-    if run.get("parallel_seconds") is not None:
-        return run["parallel_seconds"]
-    nodes = (run.get("stats") or {}).get("per_node") or []
-    if nodes:
-        return max(n.get("total") or 0.0 for n in nodes)
-    return run.get("wall_seconds")
 
 
 def node_mean(run, field):
@@ -235,50 +215,6 @@ class Data:
         for f, _ in COMPONENTS + HANDLER_PARTS + [("handler", "handler"), ("total", "total")]:
             out[f] = mean([node_mean(r, f) for r in rs]) or 0.0
         return out
-
-
-def fmt(v, spec="%.4f"):
-    return "-" if v is None else spec % v
-
-
-def fmt_seconds(v):
-    """Three significant digits without an exponent: test sizes take milliseconds, paper sizes seconds."""
-    if v is None:
-        return "-"
-    if v <= 0:
-        return "0"
-    return "%.*f" % (min(6, max(0, 2 - int(math.floor(math.log10(v))))), v)
-
-
-def print_table(rows, header, groups=None, lead=1):
-    """The first `lead` columns are labels (left-aligned); groups: [(label, number of columns)] spanning
-    the columns after them, printed above the header."""
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    if groups:
-        # Widen a group's last column if its label is wider than the columns under it.
-        k = lead
-        for label, span in groups:
-            need = len(label) + 2 - (sum(widths[k:k + span]) + 2 * (span - 1))
-            if need > 0:
-                widths[k + span - 1] += need
-            k += span
-    line = lambda cells: "  ".join(str(c).rjust(w) if i >= lead else str(c).ljust(w)
-                                   for i, (c, w) in enumerate(zip(cells, widths)))
-    if groups:
-        cells, k = [" " * (sum(widths[:lead]) + 2 * (lead - 1))], lead
-        for label, span in groups:
-            w = sum(widths[k:k + span]) + 2 * (span - 1)
-            cells.append((" " + label + " ").center(w, "-"))
-            k += span
-        print("  ".join(cells))
-    print(line(header))
-    print("  ".join("-" * w for w in widths))
-    for r in rows:
-        print(line(r))
-
-
-def nodes_label(n):
-    return "%d node%s" % (n, "" if n == 1 else "s")
 
 
 TABLE_LEGEND = ("time: median parallel seconds; speedup: sequential / time; of hw: speedup / the speedup of hw "
@@ -431,17 +367,6 @@ def summary(d, source):
     return {"tool": "rdsm_report", "source": os.path.abspath(source), "started": d.doc.get("started"),
             "failed_runs": len(d.failed), "memory": d.memories, "groups": groups,
             "memory_ratios": memory_ratios(d)}
-
-
-def grid(n):
-    cols = min(n, 4) if n > 0 else 1
-    rows = (n + cols - 1) // cols if n > 0 else 1
-    return rows, cols
-
-
-def colors_for(protocols, plt):
-    cmap = plt.get_cmap("tab10")
-    return {p: ("black" if p == "hw" else cmap(i % 10)) for i, p in enumerate(order_protocols(protocols))}
 
 
 def series_style(d, p, m):
@@ -621,16 +546,27 @@ def main(argv):
     ap.add_argument("--out", default=None,
                     help="directory for the PNGs and summary.json (default: the JSON file's directory)")
     ap.add_argument("--brief", action="store_true",
-                    help="print only a compact speedup table per app; write nothing, no matplotlib needed")
+                    help="print only a compact speedup table per app (and the slowdowns of sweeps); write nothing, "
+                         "no matplotlib needed")
     a = ap.parse_args(argv)
     try:
         with open(a.json, encoding="utf-8") as fh:
             doc = json.load(fh)
     except (OSError, ValueError) as e:
         sys.exit("rdsm_report: cannot read %s: %s" % (a.json, e))
-    d = Data(doc)
+    # Under emu sweeps and presets the ordinary tables are of the base network's runs; the study's
+    # tables cover the others.  Failed runs are listed whatever their network.
+    runs, network = rdsm_report_sweep.main_runs(doc)
+    d = Data(dict(doc, runs=runs))
+    d.failed = [r for r in doc.get("runs", []) if not r.get("ok")]
+    study = rdsm_report_sweep.Study(doc)
     if a.brief:
+        if network:
+            print("emu network %s (the sweeps' base; the other networks are in the tables after these)\n" % network)
         print_brief(d)
+        if not study.empty():
+            print()
+            study.print_all(brief=True)
         print_failed(d)
         return 0
     plt = load_matplotlib()
@@ -643,6 +579,8 @@ def main(argv):
         doc.get("host", "?"), doc.get("cpus", "?")))
     for note in doc.get("notes", []):
         print("note: " + note)
+    if network:
+        print("emu network %s: the sweeps' base; the tables and figures up to the sweeps are of its runs" % network)
     print()
     print_tables(d)
     print_memory_ratios(d)
@@ -651,17 +589,19 @@ def main(argv):
     plot_speedup(d, plt, paths[0])
     plot_breakdown(d, plt, paths[1])
     hm = plot_handler(d, plt, paths[2])
+    paths += study.plot(plt, out)
     print("== handler time per node (ms), mean over apps at each app's largest node count")
     print_table([label_cells(d, *pm) + ["%d" % hm[pm]["apps"]] +
                  ["%.3f" % hm[pm][k] for k in ("handler_page", "handler_diff", "handler_sync", "other")]
                  for pm in order_series(d, hm)], label_header(d) + ["apps", "page", "diff", "sync", "other"],
                 lead=len(label_header(d)))
     print()
+    study.print_all()
     print_failed(d)
     paths.append(os.path.join(out, "summary.json"))
     tmp = paths[-1] + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(summary(d, a.json), fh, indent=1)
+        json.dump(dict(summary(d, a.json), **study.summary()), fh, indent=1)
         fh.write("\n")
     os.replace(tmp, paths[-1])
     for p in paths:
@@ -673,9 +613,11 @@ def print_failed(d):
     if d.failed:
         print("failed runs (left out):")
         for r in d.failed:
-            print("  %s size %s, protocol %s%s, %d nodes, repeat %d: %s" % (
+            network = rdsm_report_sweep.network_label(r)
+            print("  %s size %s, protocol %s%s%s, %d nodes, repeat %d: %s" % (
                 r["app"], r["size"], r["protocol"],
                 ", memory %s" % memory_of(r) if d.multi_memory or r.get("memory_requested") else "",
+                ", network %s" % network if network else "",
                 r["nodes"], r.get("repeat", 0) + 1, r.get("error")))
         print()
 

@@ -7,6 +7,7 @@
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/futex.hpp"
+#include "stats/stats.hpp"
 
 namespace rdsm::fabric {
 
@@ -19,9 +20,21 @@ struct EmuHeader {
 };
 constexpr int kStackPieces = 16;  // scatter entries sent without allocating
 
-// Busy-waits until the monotonic clock reaches `until` (async-signal-safe).
+// Busy-waits until the monotonic clock reaches `until` (async-signal-safe),
+// counting the wait as the node's time in the emu fabric.
 void spin_until(uint64_t until) {
-  while (now_ns() < until) cpu_relax();
+  uint64_t t0 = now_ns(), t = t0;
+  while (t < until) {
+    cpu_relax();
+    t = now_ns();
+  }
+  if (t > t0) add(stats().emu_waited_ns, t - t0);
+}
+
+// A charge of the model, counted per parameter in the node's statistics
+// (zero charges, the usual case for most parameters, cost no atomic).
+void charge(Stats::Counter &c, uint64_t ns) {
+  if (ns) add(c, ns);
 }
 
 void atomic_max(std::atomic<uint64_t> &a, uint64_t v) {
@@ -49,11 +62,18 @@ uint64_t EmuFabric::claim_nic(NodeId node, uint64_t ready, uint64_t busy) {
 }
 
 uint64_t EmuFabric::transfer(NodeId from, NodeId to, size_t bytes, uint64_t ready) {
+  Stats &s = stats();
+  charge(s.emu_latency_ns, p_.latency_ns);
   if (p_.free_nics()) return ready + p_.latency_ns;
-  const uint64_t busy = p_.nic_busy(bytes);
+  const uint64_t busy = p_.nic_busy(bytes), occupancy = p_.packets(bytes) * p_.occupancy_ns;
   uint64_t out = claim_nic(from, ready, busy);
   // Cut-through: the receiving NI takes the stream as it comes off the wire.
   uint64_t in = claim_nic(to, out + p_.latency_ns, busy);
+  // The arrival, in + busy, is ready plus these four parts: the two NIs
+  // overlap, so the occupancy and the bandwidth count once.
+  charge(s.emu_occupancy_ns, occupancy);
+  charge(s.emu_bandwidth_ns, busy - occupancy);
+  charge(s.emu_ni_wait_ns, (out - ready) + (in - out - p_.latency_ns));
   return in + busy;
 }
 
@@ -61,6 +81,7 @@ uint64_t EmuFabric::overhead() {
   uint64_t t = now_ns();
   if (p_.host_overhead_ns) {
     t += p_.host_overhead_ns;
+    charge(stats().emu_host_overhead_ns, p_.host_overhead_ns);
     spin_until(t);
   }
   return t;
@@ -158,7 +179,10 @@ void EmuFabric::set_handler(MsgType type, Handler h) {
       // the handler awake.  Handlers of a node run one at a time.
       uint64_t entry = now_ns(), since = std::max(eh.posted_ns, handler_charged_until_);
       spin_until(eh.arrival_ns + (entry > since ? entry - since : 0));
-      if (interrupt && p_.interrupt_ns) spin_until(now_ns() + p_.interrupt_ns);
+      if (interrupt && p_.interrupt_ns) {
+        charge(stats().emu_interrupt_ns, p_.interrupt_ns);
+        spin_until(now_ns() + p_.interrupt_ns);
+      }
       handler_charged_until_ = now_ns();
     }
     h(Message{m.src, m.type, static_cast<const uint8_t *>(m.data) + sizeof eh, m.len - sizeof eh});

@@ -19,6 +19,8 @@
 //     time (so the charges add to the base's, as for one-sided operations),
 //     then for the interrupt cost in interrupt mode, before the real
 //     handler runs.
+// Each charge is also counted, per parameter, in the node's statistics
+// (rdsm_stats' emu_* fields), with the time its threads waited them out.
 // Operations of a node on itself cost nothing.  The base fabric's own costs
 // come on top: the emulated network is the base plus the charges.  The
 // nodes' clocks must be one clock (one host).

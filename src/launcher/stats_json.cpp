@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "fabric/emu_params.hpp"
 #include "launcher/version.hpp"
 
 namespace rdsm::launcher {
@@ -75,7 +76,29 @@ std::string num(double v) {
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
-std::string node_json(const NodeRecord &n) {
+// The emu fabric's charges of one node, by parameter (rdsm.h).
+std::string emu_charges_json(const rdsm_stats &s) {
+  return "{\"host_overhead\": " + num(s.emu_host_overhead) + ", \"occupancy\": " + num(s.emu_occupancy) +
+         ", \"bandwidth\": " + num(s.emu_bandwidth) + ", \"latency\": " + num(s.emu_latency) +
+         ", \"ni_wait\": " + num(s.emu_ni_wait) + ", \"interrupt\": " + num(s.emu_interrupt) +
+         ", \"waited\": " + num(s.emu_waited) + "}";
+}
+
+// The network the emu fabric modelled: the preset and settings as given,
+// and the values they resolve to (numbers, for tools that compare runs).
+std::string emu_json(const RunConfig &cfg) {
+  fabric::EmuParams p;
+  std::string error;
+  if (!fabric::resolve_emu_params(cfg.emu_preset, cfg.emu, &p, error)) return "null";  // checked before the run
+  return "{\"preset\": " + str(cfg.emu_preset.empty() ? "none" : cfg.emu_preset) + ", \"settings\": " +
+         str(cfg.emu) + ", \"params\": {\"host_overhead_ns\": " + num(p.host_overhead_ns) +
+         ", \"occupancy_ns\": " + num(p.occupancy_ns) + ", \"latency_ns\": " + num(p.latency_ns) +
+         ", \"bandwidth_bytes_per_second\": " + (p.bandwidth > 0 ? num(p.bandwidth) : "null") +
+         ", \"interrupt_ns\": " + num(p.interrupt_ns) + ", \"packet_bytes\": " + num(p.packet_bytes) +
+         "}, \"described\": " + str(fabric::describe_emu_params(p)) + "}";
+}
+
+std::string node_json(const NodeRecord &n, bool emu) {
   const rdsm_stats &s = n.stats;
   const std::pair<const char *, std::string> fields[] = {
       {"rank", std::to_string(n.rank)},
@@ -119,6 +142,7 @@ std::string node_json(const NodeRecord &n) {
     first = false;
     out += str(f.first) + ": " + f.second;
   }
+  if (emu) out += ", \"emu_charges\": " + emu_charges_json(s);
   return out + "}";
 }
 
@@ -139,6 +163,8 @@ std::string stats_json(const RunConfig &cfg, const JobResult &result) {
   member("handler", str(cfg.handler));
   member("memory", str(result.memory));
   member("fabric", str(cfg.fabric));
+  const bool emu = cfg.fabric == "emu";
+  if (emu) member("emu", emu_json(cfg));
   member("placement", str(cfg.placement));
   member("region_size", num(result.region_bytes ? result.region_bytes : (uint64_t)cfg.region_bytes));
   member("locks", std::to_string(cfg.locks));
@@ -154,7 +180,7 @@ std::string stats_json(const RunConfig &cfg, const JobResult &result) {
     if (!n.has_stats) continue;
     out += first ? "\n" : ",\n";
     first = false;
-    out += node_json(n);
+    out += node_json(n, emu);
   }
   out += first ? "]\n}\n" : "\n  ]\n}\n";
   return out;

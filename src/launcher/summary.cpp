@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "fabric/emu_params.hpp"
+
 namespace rdsm::launcher {
 namespace {
 
@@ -64,6 +66,12 @@ std::vector<double> protocol_counts_of(const rdsm_stats &s) {
           (double)s.refreshed,  (double)s.written_ahead, (double)s.written_ahead_unused};
 }
 
+// The emu fabric's charges by parameter, then what the node waited for them.
+std::vector<double> emu_charges_of(const rdsm_stats &s) {
+  return {s.emu_host_overhead, s.emu_occupancy, s.emu_bandwidth, s.emu_latency,
+          s.emu_ni_wait,       s.emu_interrupt, s.emu_waited};
+}
+
 std::vector<std::string> plain_count_cells(const std::string &label, const std::vector<double> &v) {
   std::vector<std::string> row{label};
   for (double x : v) row.push_back(count(x));
@@ -80,6 +88,13 @@ std::vector<std::string> count_cells(const std::string &label, const std::vector
 std::vector<std::string> time_cells(const std::string &label, const std::vector<double> &v) {
   std::vector<std::string> row{label};
   for (double x : v) row.push_back(fixed(x, 3));
+  return row;
+}
+
+// Seconds shown as milliseconds: a test-sized run's charges are a few ms.
+std::vector<std::string> ms_cells(const std::string &label, const std::vector<double> &v) {
+  std::vector<std::string> row{label};
+  for (double x : v) row.push_back(fixed(1e3 * x, 3));
   return row;
 }
 
@@ -107,7 +122,8 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
                 "msg KiB", "one-sided"});
   Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted", "refreshed",
                   "opened ahead", "unwritten"});
-  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(9, 0.0);
+  Table emu({"node", "host overhead", "occupancy", "bandwidth", "latency", "NI wait", "interrupt", "waited"});
+  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(9, 0.0), emu_sum(7, 0.0);
   for (const auto &n : result.nodes) {
     // Appended rather than "w" + std::to_string(...): GCC 12 at -O3 warns
     // (-Wrestrict) about the inlined operator+(const char *, string &&).
@@ -117,15 +133,19 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
       times.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
       counts.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});
       protocol.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+      emu.add(std::vector<std::string>{label, "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
-    std::vector<double> t = times_of(n.stats), c = counts_of(n.stats), pc = protocol_counts_of(n.stats);
+    std::vector<double> t = times_of(n.stats), c = counts_of(n.stats), pc = protocol_counts_of(n.stats),
+                        e = emu_charges_of(n.stats);
     for (size_t i = 0; i < t.size(); ++i) time_sum[i] += t[i];
     for (size_t i = 0; i < c.size(); ++i) count_sum[i] += c[i];
     for (size_t i = 0; i < pc.size(); ++i) protocol_sum[i] += pc[i];
+    for (size_t i = 0; i < e.size(); ++i) emu_sum[i] += e[i];
     times.add(time_cells(label, t));
     counts.add(count_cells(label, c));
     protocol.add(plain_count_cells(label, pc));
+    emu.add(ms_cells(label, e));
   }
   for (double &x : time_sum) x /= (double)with_stats;
   for (double &x : count_sum) x /= (double)with_stats;
@@ -133,6 +153,8 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   times.add(time_cells("mean", time_sum));
   counts.add(count_cells("mean", count_sum));
   protocol.add(plain_count_cells("mean", protocol_sum));
+  for (double &x : emu_sum) x /= (double)with_stats;
+  emu.add(ms_cells("mean", emu_sum));
 
   fprintf(out, "\ntime (s)\n");
   times.print(out);
@@ -140,6 +162,18 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   counts.print(out);
   fprintf(out, "\nprotocol\n");
   protocol.print(out);
+  if (cfg.fabric == "emu") {
+    // What the modelled network charged: by parameter for the transfers each
+    // node started, and the part its threads waited out.
+    fabric::EmuParams p;
+    std::string error;
+    fprintf(out, "\nemu charges (ms), network %s%s", cfg.emu_preset.empty() ? "none" : cfg.emu_preset.c_str(),
+            cfg.emu.empty() ? "" : (" + " + cfg.emu).c_str());
+    if (fabric::resolve_emu_params(cfg.emu_preset, cfg.emu, &p, error))
+      fprintf(out, "\n(%s)", fabric::describe_emu_params(p).c_str());
+    fprintf(out, "\n");
+    emu.print(out);
+  }
   if (with_stats < result.nodes.size())
     fprintf(out, "(-: the node did not call rdsm_init; the mean is over the %zu node%s that did)\n", with_stats,
             with_stats == 1 ? "" : "s");

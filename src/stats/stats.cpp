@@ -14,7 +14,8 @@ void Stats::reset() {
                      &read_faults, &write_faults, &pages_fetched, &twins, &diffs, &diff_bytes,
                      &messages_sent, &message_bytes, &one_sided_ops, &invalidations, &lock_acquires,
                      &barriers, &diff_ops, &migrations, &prefetched, &prefetch_used, &prefetch_wasted,
-                     &refreshed, &write_ahead, &write_ahead_unused})
+                     &refreshed, &write_ahead, &write_ahead_unused, &emu_host_overhead_ns, &emu_occupancy_ns,
+                     &emu_bandwidth_ns, &emu_latency_ns, &emu_ni_wait_ns, &emu_interrupt_ns, &emu_waited_ns})
     c->store(0, std::memory_order_relaxed);
   for (Counter &c : handler_ns_by_type) c.store(0, std::memory_order_relaxed);
   uint64_t t = now_ns();
@@ -62,6 +63,13 @@ rdsm_stats Stats::snapshot() const {
   s.refreshed = ld(refreshed);
   s.written_ahead = ld(write_ahead);
   s.written_ahead_unused = ld(write_ahead_unused);
+  s.emu_host_overhead = ns_to_s(ld(emu_host_overhead_ns));
+  s.emu_occupancy = ns_to_s(ld(emu_occupancy_ns));
+  s.emu_bandwidth = ns_to_s(ld(emu_bandwidth_ns));
+  s.emu_latency = ns_to_s(ld(emu_latency_ns));
+  s.emu_ni_wait = ns_to_s(ld(emu_ni_wait_ns));
+  s.emu_interrupt = ns_to_s(ld(emu_interrupt_ns));
+  s.emu_waited = ns_to_s(ld(emu_waited_ns));
   return s;
 }
 
@@ -69,7 +77,9 @@ void stats_accumulate(rdsm_stats &into, const rdsm_stats &s) {
   for (double rdsm_stats::*f : {&rdsm_stats::total, &rdsm_stats::compute, &rdsm_stats::data_wait,
                                 &rdsm_stats::lock_wait, &rdsm_stats::barrier_wait, &rdsm_stats::barrier_protocol,
                                 &rdsm_stats::handler, &rdsm_stats::handler_page, &rdsm_stats::handler_diff,
-                                &rdsm_stats::handler_sync})
+                                &rdsm_stats::handler_sync, &rdsm_stats::emu_host_overhead,
+                                &rdsm_stats::emu_occupancy, &rdsm_stats::emu_bandwidth, &rdsm_stats::emu_latency,
+                                &rdsm_stats::emu_ni_wait, &rdsm_stats::emu_interrupt, &rdsm_stats::emu_waited})
     into.*f += s.*f;
   for (uint64_t rdsm_stats::*f :
        {&rdsm_stats::read_faults, &rdsm_stats::write_faults, &rdsm_stats::pages_fetched, &rdsm_stats::twins,

@@ -19,7 +19,8 @@ cmake --install "$build" --prefix "$P" >/dev/null
 for f in bin/rdsm bin/rdsmcc bin/rdsmc++ include/rdsm.h include/rdsm_splash.h include/rdsm_splash_types.h \
          lib/librdsm.a lib/pkgconfig/rdsm.pc lib/cmake/rdsm/rdsmConfig.cmake lib/cmake/rdsm/rdsmTargets.cmake \
          share/rdsm/splash/c.m4.rdsm share/rdsm/splash/rdsm.mk share/rdsm/tools/rdsm_bench.py \
-         share/rdsm/tools/rdsm_report.py share/doc/rdsm/README.md share/doc/rdsm/docs/README.md \
+         share/rdsm/tools/rdsm_report.py share/rdsm/tools/rdsm_emu.py share/rdsm/tools/rdsm_report_sweep.py \
+         share/rdsm/tools/rdsm_report_common.py share/doc/rdsm/README.md share/doc/rdsm/docs/README.md \
          share/doc/rdsm/docs/first_program.md; do
   [ -e "$P/$f" ] || fail "$f is not installed"
 done

@@ -40,6 +40,10 @@ fields = ("total", "compute", "data_wait", "lock_wait", "barrier_wait", "barrier
           "messages_sent", "message_bytes", "one_sided_ops", "invalidations", "lock_acquires", "barriers",
           "diff_ops", "migrations", "prefetched", "prefetch_used", "prefetch_wasted", "refreshed",
           "written_ahead", "written_ahead_unused")
+# The emu fabric's members appear under that fabric only.
+if s["fabric"] != "emu":
+    check("emu" not in s, "an emu member under fabric %s" % s["fabric"])
+    check(not any("emu_charges" in n for n in nodes), "emu charges under fabric %s" % s["fabric"])
 for n in nodes:
     for f in fields:
         check(f in n, "node %d has no %s" % (n["rank"], f))
@@ -55,6 +59,7 @@ expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wa
 for row in 0 1 2 mean; do
   [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/err")" -eq 3 ] || fail "the summary does not have three rows for $row"
 done
+grep -q "fabric shm, wall time" "$MP_TMP/err" && grep -q "^emu charges" "$MP_TMP/err" && fail "the summary has emu charges under the shm fabric"
 width=$(awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }' "$MP_TMP/err")
 [ "$width" -le 120 ] || fail "the summary is $width columns wide"
 

@@ -70,6 +70,9 @@ endforeach()
 
 # Statistics: the summary and the --stats JSON file.
 rdsm_mp_test(stats_json 40 stats_json.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial>)
+# Under the emu fabric: the network modelled and its charges per parameter.
+rdsm_mp_test(stats_emu 40 stats_emu.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial>)
+set_tests_properties(mp.stats_emu PROPERTIES LABELS "mp;emu;stats")
 # The timeline trace (--trace): its counts are the statistics'.
 rdsm_mp_test(trace 300 trace.sh ${RDSM_MP_EXE} $<TARGET_FILE:stress> $<TARGET_FILE:mp_fail_node>
              ${RDSM_MP_DIR}/trace_check.py)

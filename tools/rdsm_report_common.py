@@ -1,0 +1,102 @@
+"""What the tables and figures of rdsm_report.py share: medians, a run's
+time and memory backend, the order of protocols, plain text tables and the
+grid of panels.  Python 3 standard library only."""
+
+import math
+import statistics
+
+PROTOCOL_ORDER = ["rdsm", "async", "ardmar", "draw", "newgen", "genima", "hw"]
+MEMORY_ORDER = ["mprotect", "uffd"]
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.mean(xs) if xs else None
+
+
+def order_protocols(ps):
+    return sorted(ps, key=lambda p: (PROTOCOL_ORDER.index(p) if p in PROTOCOL_ORDER else len(PROTOCOL_ORDER), p))
+
+
+def memory_of(run):
+    """The memory backend the run's nodes used; None when the file does not say (older bench files)."""
+    return run.get("memory") or (run.get("stats") or {}).get("memory") or None
+
+
+def order_memories(ms):
+    return sorted(ms, key=lambda m: (m is None, MEMORY_ORDER.index(m) if m in MEMORY_ORDER else len(MEMORY_ORDER),
+                                     m or ""))
+
+
+def memory_label(m):
+    return "?" if m is None else m
+
+
+def parallel_time(run):
+    """The program's `parallel` seconds; else the slowest node's total; else the wall time."""
+    if run.get("parallel_seconds") is not None:
+        return run["parallel_seconds"]
+    nodes = (run.get("stats") or {}).get("per_node") or []
+    if nodes:
+        return max(n.get("total") or 0.0 for n in nodes)
+    return run.get("wall_seconds")
+
+
+def fmt(v, spec="%.4f"):
+    return "-" if v is None else spec % v
+
+
+def fmt_seconds(v):
+    """Three significant digits without an exponent: test sizes take milliseconds, paper sizes seconds."""
+    if v is None:
+        return "-"
+    if v <= 0:
+        return "0"
+    return "%.*f" % (min(6, max(0, 2 - int(math.floor(math.log10(v))))), v)
+
+
+def print_table(rows, header, groups=None, lead=1):
+    """The first `lead` columns are labels (left-aligned); groups: [(label, number of columns)] spanning
+    the columns after them, printed above the header."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    if groups:
+        # Widen a group's last column if its label is wider than the columns under it.
+        k = lead
+        for label, span in groups:
+            need = len(label) + 2 - (sum(widths[k:k + span]) + 2 * (span - 1))
+            if need > 0:
+                widths[k + span - 1] += need
+            k += span
+    line = lambda cells: "  ".join(str(c).rjust(w) if i >= lead else str(c).ljust(w)
+                                   for i, (c, w) in enumerate(zip(cells, widths)))
+    if groups:
+        cells, k = [" " * (sum(widths[:lead]) + 2 * (lead - 1))], lead
+        for label, span in groups:
+            w = sum(widths[k:k + span]) + 2 * (span - 1)
+            cells.append((" " + label + " ").center(w, "-"))
+            k += span
+        print("  ".join(cells))
+    print(line(header))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print(line(r))
+
+
+def nodes_label(n):
+    return "%d node%s" % (n, "" if n == 1 else "s")
+
+
+def grid(n):
+    cols = min(n, 4) if n > 0 else 1
+    rows = (n + cols - 1) // cols if n > 0 else 1
+    return rows, cols
+
+
+def colors_for(protocols, plt):
+    cmap = plt.get_cmap("tab10")
+    return {p: ("black" if p == "hw" else cmap(i % 10)) for i, p in enumerate(order_protocols(protocols))}
