@@ -50,24 +50,20 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
                    -P ${CMAKE_CURRENT_LIST_FILE})
   # Serial: it measures times, and starts jobs of up to two nodes.
   set_tests_properties(mp.bench_smoke PROPERTIES LABELS mp TIMEOUT 180 RUN_SERIAL TRUE)
-  add_test(NAME mp.bench_memory
-           COMMAND ${CMAKE_COMMAND}
-                   -DPYTHON=${_rdsm_bench_python}
-                   -DSRC=${PROJECT_SOURCE_DIR}
-                   -DBUILD=$<TARGET_FILE_DIR:rdsm>
-                   -DOUT=${CMAKE_CURRENT_BINARY_DIR}/bench_memory
-                   -DPART=memory
-                   -P ${CMAKE_CURRENT_LIST_FILE})
-  set_tests_properties(mp.bench_memory PROPERTIES LABELS mp TIMEOUT 120 RUN_SERIAL TRUE)
-  add_test(NAME mp.bench_sweep
-           COMMAND ${CMAKE_COMMAND}
-                   -DPYTHON=${_rdsm_bench_python}
-                   -DSRC=${PROJECT_SOURCE_DIR}
-                   -DBUILD=$<TARGET_FILE_DIR:rdsm>
-                   -DOUT=${CMAKE_CURRENT_BINARY_DIR}/bench_sweep
-                   -DPART=sweep
-                   -P ${CMAKE_CURRENT_LIST_FILE})
-  set_tests_properties(mp.bench_sweep PROPERTIES LABELS "mp;emu" TIMEOUT 120 RUN_SERIAL TRUE)
+  # The other parts of the script, one test each: name, part, timeout, labels.
+  function(_rdsm_bench_part name part timeout labels)
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_COMMAND}
+                     -DPYTHON=${_rdsm_bench_python}
+                     -DSRC=${PROJECT_SOURCE_DIR}
+                     -DBUILD=$<TARGET_FILE_DIR:rdsm>
+                     -DOUT=${CMAKE_CURRENT_BINARY_DIR}/bench_${part}
+                     -DPART=${part}
+                     -P ${CMAKE_CURRENT_LIST_FILE})
+    set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT ${timeout} RUN_SERIAL TRUE)
+  endfunction()
+  _rdsm_bench_part(mp.bench_memory memory 120 "mp")
+  _rdsm_bench_part(mp.bench_sweep sweep 120 "mp;emu")
   return()
 endif()
 

@@ -15,12 +15,19 @@ def find_program(build, name):
     return None
 
 
+def launcher_help(rdsm):
+    """What `rdsm run --help` prints, or None if it cannot be run."""
+    try:
+        return subprocess.run([rdsm, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=30, check=False).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def launcher_protocols(rdsm):
     """The presets `rdsm run --help` lists, or None if it cannot be read."""
-    try:
-        out = subprocess.run([rdsm, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             timeout=30, check=False).stdout.decode("utf-8", "replace")
-    except (OSError, subprocess.SubprocessError):
+    out = launcher_help(rdsm)
+    if out is None:
         return None
     m = re.search(r"^protocols:\s*(.+)$", out, re.MULTILINE)
     if not m:

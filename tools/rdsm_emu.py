@@ -13,7 +13,7 @@ Python 3 standard library only.
 
 import math
 import re
-import subprocess
+from rdsm_build_query import launcher_help
 
 # The cost parameters of the model (Bilas et al., Table 1.1, plus the wire
 # latency), in the order tables list them; `packet` sets how occupancy is
@@ -151,10 +151,8 @@ PRESET_LINE = re.compile(r"^  ([A-Za-z0-9_.-]+): (host_overhead=\S+)\s*$")
 
 def launcher_presets(rdsm):
     """{name: network} of the presets `rdsm run --help` lists, in its order; None if it cannot be read."""
-    try:
-        out = subprocess.run([rdsm, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             timeout=30, check=False).stdout.decode("utf-8", "replace")
-    except (OSError, subprocess.SubprocessError):
+    out = launcher_help(rdsm)
+    if out is None:
         return None
     presets = {}
     for line in out.splitlines():
