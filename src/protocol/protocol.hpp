@@ -1,9 +1,10 @@
 // The coherence protocol of a node, as the API layer sees it.
 //
-// The home-based lazy release consistency engine (hlrc.hpp) implements it,
-// behind every preset; make_protocol picks the engine the preset names, so
-// that everything above this line (allocation, fork-join jobs, the C API)
-// works the same with any engine.
+// Two engines implement it: the home-based lazy release consistency engine
+// (hlrc.hpp) behind every release-consistency preset and hw, and the
+// sequentially consistent single-writer engine (sc.hpp) behind preset sc.
+// make_protocol picks the one the preset names; everything above this line
+// (allocation, fork-join jobs, the C API) works the same with either.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -40,7 +41,7 @@ class Protocol {
 
   // Pages [first, first+count) were just allocated with this placement, by
   // this node, before any node touched them: the placed node becomes their
-  // home.
+  // home (release consistency) or first owner (sequential consistency).
   virtual void place(size_t first, size_t count, rdsm_placement placement) = 0;
   // Another node placed pages [first, first+count) (a collective
   // allocation): this node may learn where they went before it faults there.
