@@ -1,4 +1,5 @@
-/* litmus [ROUNDS]: racy litmus tests on plain shared variables, no locks.
+/* litmus [ROUNDS [LOCK_ROUNDS]]: racy litmus tests on plain shared
+ * variables, no locks.
  *
  * Nodes 0 and 1 race, ROUNDS rounds (default 1000) of each test, every
  * round started by a barrier of all nodes (the others only take part in the
@@ -14,7 +15,17 @@
  * consistency forbids is a failure; under the release-consistency presets,
  * which promise it only to data-race-free programs, the outcomes are
  * counted and reported, not judged.
+ *   Peterson's lock  (LOCK_ROUNDS > 0; sc only) nodes 0 and 1 each enter a
+ *                    critical section LOCK_ROUNDS times through Peterson's
+ *                    algorithm (two flags and a turn, spinning on them)
+ *                    and increment a counter there, which must end at
+ *                    2 x LOCK_ROUNDS.  It needs sequential consistency
+ *                    (under release consistency a spinning node may never
+ *                    see the other's writes) and the interrupt handler
+ *                    mode (in poll mode a node spinning in the program
+ *                    serves no page requests).
  * Prints PASS on node 0 with the counts, or FAIL (and exits 1). */
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +39,16 @@ static void jitter(long round, int test, int rank) {
   h ^= h >> 29;
   for (volatile unsigned i = (unsigned)(h & 63); i > 0; --i) {
   }
+}
+
+/* Peterson's mutual exclusion for nodes 0 and 1 (`me`), each variable on
+ * a page of its own. */
+static void peterson_enter(volatile long *flag[2], volatile long *turn, int me) {
+  *flag[me] = 1;
+  *turn = 1 - me;
+  /* Yielding leaves the core to the other node's protocol threads (more
+   * nodes than cores here): the spin itself costs no protocol action. */
+  while (*flag[1 - me] && *turn == 1 - me) sched_yield();
 }
 
 /* One round's observations by node 1 (store buffering b, message passing f
@@ -47,8 +68,16 @@ int main(int argc, char **argv) {
     rdsm_finalize();
     return 1;
   }
+  const long lock_rounds = argc > 2 ? atol(argv[2]) : 0;
   const char *protocol = rdsm_protocol_name();
   const int sc = strcmp(protocol, "sc") == 0 || strncmp(protocol, "sc+", 3) == 0;
+  if (lock_rounds < 0 || (lock_rounds > 0 && !sc)) {
+    if (rank == 0)
+      printf("FAIL litmus: LOCK_ROUNDS must be 0, or positive under protocol sc only (this is %s), not '%s'\n",
+             protocol, argv[2]);
+    rdsm_finalize();
+    return 1;
+  }
   const size_t page = rdsm_page_size();
   /* Cyclic placement, page k at node k % nodes.  Each node's store goes to
    * a page placed at the other node and its load to a page placed at
@@ -63,6 +92,9 @@ int main(int argc, char **argv) {
   volatile long *flag = (volatile long *)(vars + (size_t)nodes * page);
   observed *seen = rdsm_malloc_all(sizeof(observed) * (size_t)rounds, RDSM_PLACE_BLOCK);
   long *seen_a = rdsm_malloc_all(sizeof(long) * (size_t)rounds, RDSM_PLACE_BLOCK);
+  char *lock_vars = rdsm_malloc_all(4 * page, RDSM_PLACE_CYCLIC);
+  volatile long *flag_of[2] = {(volatile long *)lock_vars, (volatile long *)(lock_vars + page)};
+  volatile long *turn = (volatile long *)(lock_vars + 2 * page), *counter = (volatile long *)(lock_vars + 3 * page);
 
   if (nodes >= 2) {
     for (long r = 1; r <= rounds; ++r) {
@@ -87,6 +119,12 @@ int main(int argc, char **argv) {
         seen[r - 1].d = d;
       }
     }
+    rdsm_barrier();
+    for (long i = 0; i < lock_rounds && rank < 2; ++i) {
+      peterson_enter(flag_of, turn, rank);
+      *counter = *counter + 1;
+      *flag_of[rank] = 0;
+    }
   }
   rdsm_barrier();
   int failed = 0;
@@ -104,11 +142,17 @@ int main(int argc, char **argv) {
              "round %ld), message passing %ld of %ld rounds (first: round %ld)\n",
              protocol, sb, rounds, first_sb, mp, rounds, first_mp);
       failed = 1;
+    } else if (*counter != 2 * lock_rounds) {
+      printf("FAIL litmus (%s): Peterson's lock let both nodes in: %ld increments of its counter, not %ld\n",
+             protocol, *counter, 2 * lock_rounds);
+      failed = 1;
     } else {
       printf("PASS litmus (%s): outcomes sequential consistency forbids: store buffering %ld of %ld rounds, "
-             "message passing %ld of %ld rounds%s\n",
+             "message passing %ld of %ld rounds%s",
              protocol, sb, rounds, mp, rounds,
              sc ? "" : " (reported only: this protocol promises sequential consistency to data-race-free programs)");
+      if (lock_rounds) printf("; Peterson's lock: %ld entries, exclusive", 2 * lock_rounds);
+      printf("\n");
     }
     fflush(stdout);
   }
