@@ -224,12 +224,15 @@ endforeach()
 # where a handler thread serves the spinning nodes.  Falsely shared pages travel between
 # single writers at every write, so a stress seed costs several times what
 # it does under the HLRC presets: fewer seeds.
+# The variants (memory backend, sync axes, threads) take half the seeds.
 if(RDSM_SANITIZE)
   set(sc_seeds 1:3)
+  set(sc_variant_seeds 1:2)
   set(litmus_rounds 200)
   set(lock_rounds 50)
 else()
   set(sc_seeds 1:8)
+  set(sc_variant_seeds 1:4)
   set(litmus_rounds 1000)
   set(lock_rounds 200)
 endif()
@@ -253,14 +256,14 @@ foreach(handler ${RDSM_TEST_HANDLERS})
 endforeach()
 set(run $<TARGET_FILE:rdsm> run --protocol sc --timeout 300 --quiet)
 add_test(NAME stress.sc.${RDSM_SECOND_MEMORY}.n4
-         COMMAND ${run} -n 4 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:stress> --seeds ${sc_seeds})
+         COMMAND ${run} -n 4 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
 add_test(NAME sor.sc.${RDSM_SECOND_MEMORY}.n2
          COMMAND ${run} -n 2 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
 add_test(NAME litmus.sc.${RDSM_SECOND_MEMORY}.n2
          COMMAND ${run} -n 2 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
 add_test(NAME stress.sc+lock-atomic.barrier-atomic.n4
-         COMMAND ${run} -n 4 --axes lock=atomic,barrier=atomic $<TARGET_FILE:stress> --seeds ${sc_seeds})
-add_test(NAME stress.sc.interrupt.n2t2 COMMAND ${run} -n 2 --threads 2 $<TARGET_FILE:stress> --seeds ${sc_seeds})
+         COMMAND ${run} -n 4 --axes lock=atomic,barrier=atomic $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+add_test(NAME stress.sc.interrupt.n2t2 COMMAND ${run} -n 2 --threads 2 $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
 add_test(NAME litmus.sc.interrupt.n4 COMMAND ${run} -n 4 $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
 add_test(NAME litmus.async.interrupt.n2
          COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol async --timeout 300 --quiet $<TARGET_FILE:mp_litmus>
