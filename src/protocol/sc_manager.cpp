@@ -3,6 +3,7 @@
 // requests one at a time, in their order of arrival.  A request starts by
 // deciding who answers the requestor and how many answers it must wait
 // for; it ends with the requestor's acknowledgement, which starts the next.
+#include "common/error.hpp"
 #include "protocol/sc.hpp"
 
 namespace rdsm {
@@ -21,7 +22,8 @@ void Sc::on_request(int requestor, const sc::RequestMsg &r, sc::Outbox &out) {
 }
 
 void Sc::on_ack(int requestor, const sc::AckMsg &a, sc::Outbox &out) {
-  (void)requestor;
+  if (!busy_[a.page / nodes_])
+    fatal("internal error: node %d acknowledged page %u, which has no request in progress", requestor, a.page);
   busy_[a.page / nodes_] = 0;
   auto it = waiting_.find(a.page);
   if (it == waiting_.end()) return;
