@@ -214,3 +214,62 @@ foreach(network none achievable best myrinet via infiniband-sdr rdma)
   set_tests_properties(sor.rdsm.emu-${network}.n2 PROPERTIES LABELS "mp;emu" TIMEOUT 700
                                                             PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
+
+# Sequential consistency (sc: an engine of its own, one writer per page):
+# the stress and SOR at 2 and 4 nodes under both handler modes, then under
+# the other memory backend, with atomic locks and barrier, with 2 compute
+# threads per node, rdsm_trylock, and the racy litmus test, whose outcomes
+# sc must keep sequentially consistent (under async, a release-consistency
+# preset, they are reported only), with Peterson's lock on plain variables
+# where a handler thread serves the spinning nodes.  Falsely shared pages travel between
+# single writers at every write, so a stress seed costs several times what
+# it does under the HLRC presets: fewer seeds.
+# The variants (memory backend, sync axes, threads) take half the seeds.
+if(RDSM_SANITIZE)
+  set(sc_seeds 1:3)
+  set(sc_variant_seeds 1:2)
+  set(litmus_rounds 200)
+  set(lock_rounds 50)
+else()
+  set(sc_seeds 1:8)
+  set(sc_variant_seeds 1:4)
+  set(litmus_rounds 1000)
+  set(lock_rounds 200)
+endif()
+set(sc_tests "")
+foreach(handler ${RDSM_TEST_HANDLERS})
+  foreach(nodes 2 4)
+    set(run $<TARGET_FILE:rdsm> run -n ${nodes} --protocol sc --handler ${handler} --timeout 300 --quiet)
+    add_test(NAME stress.sc.${handler}.n${nodes} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${sc_seeds})
+    add_test(NAME sor.sc.${handler}.n${nodes} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
+    add_test(NAME trylock.sc.${handler}.n${nodes} COMMAND ${run} $<TARGET_FILE:mp_trylock>)
+    list(APPEND sc_tests stress.sc.${handler}.n${nodes} sor.sc.${handler}.n${nodes} trylock.sc.${handler}.n${nodes})
+  endforeach()
+  set(spinning ${lock_rounds})
+  if(handler STREQUAL poll)
+    set(spinning 0)
+  endif()
+  add_test(NAME litmus.sc.${handler}.n2
+           COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol sc --handler ${handler} --timeout 300 --quiet
+                   $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${spinning})
+  list(APPEND sc_tests litmus.sc.${handler}.n2)
+endforeach()
+set(run $<TARGET_FILE:rdsm> run --protocol sc --timeout 300 --quiet)
+add_test(NAME stress.sc.${RDSM_SECOND_MEMORY}.n4
+         COMMAND ${run} -n 4 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+add_test(NAME sor.sc.${RDSM_SECOND_MEMORY}.n2
+         COMMAND ${run} -n 2 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
+add_test(NAME litmus.sc.${RDSM_SECOND_MEMORY}.n2
+         COMMAND ${run} -n 2 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
+add_test(NAME stress.sc+lock-atomic.barrier-atomic.n4
+         COMMAND ${run} -n 4 --axes lock=atomic,barrier=atomic $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+add_test(NAME stress.sc.interrupt.n2t2 COMMAND ${run} -n 2 --threads 2 $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+add_test(NAME litmus.sc.interrupt.n4 COMMAND ${run} -n 4 $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
+add_test(NAME litmus.async.interrupt.n2
+         COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol async --timeout 300 --quiet $<TARGET_FILE:mp_litmus>
+                 ${litmus_rounds})
+list(APPEND sc_tests stress.sc.${RDSM_SECOND_MEMORY}.n4 sor.sc.${RDSM_SECOND_MEMORY}.n2
+     litmus.sc.${RDSM_SECOND_MEMORY}.n2 stress.sc+lock-atomic.barrier-atomic.n4 stress.sc.interrupt.n2t2
+     litmus.sc.interrupt.n4 litmus.async.interrupt.n2)
+set_tests_properties(${sc_tests} PROPERTIES LABELS mp TIMEOUT 400 PASS_REGULAR_EXPRESSION "PASS"
+                                            FAIL_REGULAR_EXPRESSION "FAIL")

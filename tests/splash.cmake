@@ -28,7 +28,7 @@ endforeach()
 # program started alone (the protocol from RDSM_PROTOCOL).  RDSM_LOCKS is
 # set so that re-initialising its 5000 condition variables three times would
 # run out of lock ids if re-initialising used up ids.
-foreach(protocol async ardmar draw newgen genima hw)
+foreach(protocol async ardmar draw newgen genima hw sc)
   foreach(procs 2 4)
     set(name splash.every_macro.${protocol}.p${procs})
     add_test(NAME ${name} COMMAND $<TARGET_FILE:splash_every_macro> -p ${procs})

@@ -19,8 +19,14 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
   if(tag STREQUAL "lu_global")
     set(counts 4)
   endif()
-  foreach(protocol async ardmar draw newgen genima rdsm hw)
+  foreach(protocol async ardmar draw newgen genima rdsm hw sc)
     foreach(procs ${counts})
+      # Radix's scattered writes move a page between single writers at
+      # almost every write under sc: seconds even at this size, so it is
+      # left to the benchmarks.
+      if(protocol STREQUAL "sc" AND tag STREQUAL "radix")
+        continue()
+      endif()
       set(name splash_app.${tag}.${protocol}.p${procs})
       add_test(NAME ${name} COMMAND $<TARGET_FILE:${prog}> -p${procs} ${args})
       set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 120 ENVIRONMENT "RDSM_PROTOCOL=${protocol}"

@@ -5,7 +5,7 @@ has a row per memory backend, so the backends stand side by side (and a
 uffd/mprotect row, their ratio).
 
 Every program (micro_page, micro_diff, micro_lock, micro_barrier,
-micro_fault) is run --repeat times per preset through `rdsm run --quiet
+micro_fault, micro_fault_hops) is run --repeat times per preset through `rdsm run --quiet
 --timeout 120`; each figure in the table is the median over those runs.
 The repetitions are the outer loop, so a burst of load from elsewhere on the
 machine touches every preset rather than one; the runs of one program and
@@ -80,6 +80,7 @@ def runs():
     for n in (2, 4):
         r.append(Run("barrier.n%d" % n, "micro_barrier", n, [], ["--rounds", "200"]))
     r.append(Run("fault", "micro_fault", 2, [], ["--pages", "64"]))
+    r.append(Run("fault_hops", "micro_fault_hops", 3, [], ["--pages", "32"]))
     return r
 
 
@@ -145,6 +146,13 @@ def figures():
     f.append(Figure("fault_read_again_us", "read fault, page held before", "us", "fault", get("read_again_us"), g))
     f.append(Figure("fault_twin_us", "write fault, twin", "us", "fault", get("twin_us"), g))
     f.append(Figure("fault_home_us", "write fault, home page", "us", "fault", get("home_us"), g))
+    g = "faults by type at node 1 (micro_fault_hops, 3 nodes, pages node 0 owns)"
+    f.append(Figure("fault_read_miss_us", "read miss", "us", "fault_hops", get("read_miss_us"), g))
+    f.append(Figure("fault_upgrade_us", "upgrade (write to a read-only copy)", "us", "fault_hops",
+                    get("upgrade_us"), g))
+    f.append(Figure("fault_write_miss_us", "write miss", "us", "fault_hops", get("write_miss_us"), g))
+    f.append(Figure("fault_read_3hop_us", "read miss, manager a third node (sc)", "us", "fault_hops",
+                    get("read_3hop_us"), g))
     return f
 
 

@@ -73,7 +73,7 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   // them all from one job to the next (see fork_join.hpp).
   rt->allocator = std::make_unique<SharedAllocator>(*rt->fabric, placement_named(rt->opt.placement));
   rt->registry = std::make_unique<SyncRegistry>(*rt->fabric, rt->opt.locks);
-  rt->protocol = std::make_unique<Hlrc>(*rt->fabric, rt->opt, *cfg);
+  rt->protocol = make_protocol(*rt->fabric, rt->opt, *cfg);
   rt->allocator->bind(*rt->protocol);
   if (rt->opt.threads > 1) rt->threads = std::make_unique<NodeThreads>(rt->opt.threads, rt->protocol->lock_count());
   if (rt->node_block) {

@@ -11,14 +11,14 @@
 #include "bootstrap/node_file.hpp"
 #include "common/options.hpp"
 #include "fabric/fabric.hpp"
-#include "protocol/hlrc.hpp"
+#include "protocol/protocol.hpp"
 
 namespace rdsm {
 
 struct Runtime {
   Options opt;
   std::unique_ptr<fabric::Fabric> fabric;
-  std::unique_ptr<Hlrc> protocol;
+  std::unique_ptr<Protocol> protocol;
   std::unique_ptr<SharedAllocator> allocator;
   std::unique_ptr<SyncRegistry> registry;
   std::unique_ptr<NodeThreads> threads;  // --threads > 1 only

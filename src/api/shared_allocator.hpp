@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "fabric/fabric.hpp"
-#include "protocol/hlrc.hpp"
+#include "protocol/protocol.hpp"
 #include "rdsm.h"
 
 namespace rdsm {
@@ -24,7 +24,7 @@ class SharedAllocator {
   // file whatever the job's size (fork-join jobs reuse node 0's file).
   SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement);
   // The protocol whose region the allocator hands out; before any allocation.
-  void bind(Hlrc &protocol) { protocol_ = &protocol; }
+  void bind(Protocol &protocol) { protocol_ = &protocol; }
   void *allocate(size_t bytes, rdsm_placement placement, const char *call);
   void *allocate_collective(size_t bytes, rdsm_placement placement);
   void publish_root(int slot, void *p);
@@ -39,7 +39,7 @@ class SharedAllocator {
   // node, when no node makes another.
   void check_collectives(const char *call);
   // Gives this node's copies of everything allocated so far their memory
-  // (Hlrc::populate_copies): where a node learns of other nodes'
+  // (Protocol::populate_copies): where a node learns of other nodes'
   // allocations (rdsm_root, rdsm_malloc_all, a fork-join worker's start).
   void populate_allocated() { populate_to(used_bytes()); }
   // Where the meta segment starts in this node's memory file.
@@ -52,7 +52,7 @@ class SharedAllocator {
   uint64_t &own_word(uint64_t offset) { return *reinterpret_cast<uint64_t *>(meta_.base + offset); }
 
   fabric::Fabric &f_;
-  Hlrc *protocol_ = nullptr;
+  Protocol *protocol_ = nullptr;
   rdsm_placement default_;
   fabric::Segment meta_;
   uint8_t *chunk_ = nullptr;  // current small-allocation chunk of this node

@@ -32,6 +32,13 @@ struct Dispatch {
   std::atomic<uint32_t> done_seq{0};
   size_t page = 0;
   bool write = false;
+  // With a retried callback: the faulting thread says when it leaves the
+  // signal handler (the sequence number of its fault), waking the service
+  // thread if it sleeps on the word.
+  FaultRetried retried;
+  bool wants_retried = false;
+  std::atomic<uint32_t> retried_seq{0};
+  std::atomic<uint32_t> retried_waiters{0};
 };
 Dispatch *g_dispatch = nullptr;
 thread_local bool t_is_service_thread = false;
@@ -110,8 +117,25 @@ void on_fault(int sig, siginfo_t *info, void *uctx) {
     futex_wait(&d->done_seq, done);
   }
   d->slot.unlock();
+  if (d->wants_retried) {
+    d->retried_seq.store(seq, std::memory_order_seq_cst);
+    if (d->retried_waiters.load(std::memory_order_seq_cst)) futex_wake(&d->retried_seq);
+  }
   add(stats().data_wait_ns, now_ns() - t0);
   errno = saved_errno;
+}
+
+// On the service thread: waits until the thread of fault `seq` has left
+// the signal handler.  It has been woken already, so this is short.
+void wait_retried(Dispatch *d, uint32_t seq) {
+  for (int i = 0; i < d->spin && d->retried_seq.load(std::memory_order_acquire) != seq; ++i) cpu_relax();
+  for (;;) {
+    uint32_t seen = d->retried_seq.load(std::memory_order_seq_cst);
+    if (seen == seq) return;
+    d->retried_waiters.fetch_add(1, std::memory_order_seq_cst);
+    if (d->retried_seq.load(std::memory_order_seq_cst) == seen) futex_wait(&d->retried_seq, seen);
+    d->retried_waiters.fetch_sub(1, std::memory_order_seq_cst);
+  }
 }
 
 void service_loop(Dispatch *d) {
@@ -137,18 +161,25 @@ void service_loop(Dispatch *d) {
     served = req;
     d->done_seq.store(req, std::memory_order_release);
     futex_wake(&d->done_seq);
+    if (d->wants_retried) {
+      wait_retried(d, req);
+      d->retried();
+    }
   }
 }
 
 }  // namespace
 
-void install_fault_dispatch(SharedRegion &region, FaultService service, FaultFastPath fast, int spin) {
+void install_fault_dispatch(SharedRegion &region, FaultService service, FaultFastPath fast, int spin,
+                            FaultRetried retried) {
   if (g_dispatch) fatal("internal error: fault dispatch installed twice");
   auto *d = new Dispatch;
   d->region = &region;
   d->service = std::move(service);
   d->fast = fast;
   d->spin = spin;
+  d->wants_retried = static_cast<bool>(retried);
+  d->retried = std::move(retried);
   g_dispatch = d;
   struct sigaction sa {};
   sa.sa_sigaction = on_fault;

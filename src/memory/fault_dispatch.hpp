@@ -26,10 +26,18 @@ struct FaultFastPath {
   void *ctx = nullptr;
 };
 
+// Called on the service thread after each fault it served, once the
+// faulting thread has left the signal handler to retry its access.  A
+// protocol that must not give a page away before the access that asked for
+// it was made (one writer at a time: two nodes writing one page would
+// otherwise take it from each other for ever) lets it go from here.
+using FaultRetried = std::function<void()>;
+
 // Installs the SIGSEGV and SIGBUS handler and starts the service thread.  One region
 // per process.  `spin` is how long the faulting thread polls for completion
 // before sleeping.
-void install_fault_dispatch(SharedRegion &region, FaultService service, FaultFastPath fast, int spin);
+void install_fault_dispatch(SharedRegion &region, FaultService service, FaultFastPath fast, int spin,
+                            FaultRetried retried = {});
 // Stops the service thread and restores the previous handlers.
 void remove_fault_dispatch();
 

@@ -55,13 +55,14 @@
 #include "protocol/notices.hpp"
 #include "protocol/page_word.hpp"
 #include "protocol/presets.hpp"
+#include "protocol/protocol.hpp"
 #include "protocol/stride_run.hpp"
 #include "rdsm.h"
 #include "sync/locks.hpp"
 
 namespace rdsm {
 
-class Hlrc {
+class Hlrc final : public Protocol {
  public:
   // Collective: registers the protocol's segments and message handlers.
   Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg);

@@ -2,6 +2,22 @@
 
 namespace rdsm {
 
+namespace {
+// Not a combination of the release-consistency axes: the lock and barrier
+// are the plain manager ones; the other axes are left at values that say
+// what sc does where it is closest to them (requests go to a manager's
+// handler; nothing is claimed by CAS or written one-sided).
+ProtocolConfig sequential_preset() {
+  ProtocolConfig c{"sc", FetchAxis::message, HomeClaimAxis::message, DiffAxis::message, LockAxis::manager,
+                   NoticeAxis::lazy, BarrierAxis::manager,
+                   "sequential consistency for any program, one writer per page: a fault asks the page's manager, "
+                   "which has the owner send its copy and every other copy invalidated (Multiview's protocol, "
+                   "at page granularity)"};
+  c.consistency = ConsistencyModel::sequential;
+  return c;
+}
+}  // namespace
+
 const std::vector<ProtocolConfig> &protocol_presets() {
   using F = FetchAxis;
   using H = HomeClaimAxis;
@@ -30,6 +46,7 @@ const std::vector<ProtocolConfig> &protocol_presets() {
        "no DSM: every node maps the same memory, kept coherent by the machine (one host only); the limit "
        "the protocols are compared with",
        CoherenceAxis::hardware},
+      sequential_preset(),
   };
   return presets;
 }
@@ -80,6 +97,12 @@ bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error
       return true;
     };
     bool ok;
+    if (cfg.consistency == ConsistencyModel::sequential && axis != "lock" && axis != "barrier") {
+      error = "protocol " + cfg.name + " (sequential consistency, one writer per page) has no axis '" + axis +
+              "': it keeps no homes, twins, diffs or write notices; its axes are lock=manager|atomic and "
+              "barrier=manager|atomic";
+      return false;
+    }
     if (axis == "fetch") ok = pick(cfg.fetch, "message", FetchAxis::message, "one-sided", FetchAxis::one_sided);
     else if (axis == "claim") ok = pick(cfg.claim, "message", HomeClaimAxis::message, "cas", HomeClaimAxis::cas);
     else if (axis == "diff") ok = pick(cfg.diff, "message", DiffAxis::message, "one-sided", DiffAxis::one_sided);

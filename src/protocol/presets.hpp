@@ -56,6 +56,12 @@ enum class DetectAxis { sync, scan };
 // software: the DSM keeps copies coherent; hardware: every node maps the same
 // memory and the machine keeps it coherent (the limit a DSM is measured against).
 enum class CoherenceAxis { software, hardware };
+// Which engine keeps the copies coherent.  release: home-based lazy release
+// consistency (hlrc.hpp), along every axis above.  sequential: one writer
+// at a time and sequential consistency for any program (sc.hpp); it has no
+// homes, twins, diffs or notices, so of the axes only lock and barrier
+// apply to it.
+enum class ConsistencyModel { release, sequential };
 
 struct ProtocolConfig {
   std::string name;
@@ -75,6 +81,7 @@ struct ProtocolConfig {
   WriteAheadAxis write_ahead = WriteAheadAxis::off;
   DetectAxis detect = DetectAxis::sync;
   LockAheadAxis lock_ahead = LockAheadAxis::off;
+  ConsistencyModel consistency = ConsistencyModel::release;
 };
 
 // The preset used when none is named.
@@ -93,7 +100,8 @@ std::string protocol_names();
 // pieces=runs|masked, writeahead=off|stream, detect=sync|scan,
 // lockahead=off|on).  The
 // name becomes "preset+axis=value,...".  Returns false and sets `error` on
-// an unknown axis or value.
+// an unknown axis or value, or an axis the preset's engine does not have
+// (sequential consistency takes lock and barrier only).
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error);
 // Every axis and its values, for messages and --help.
 const char *axes_help();

@@ -20,7 +20,7 @@ rdsm_mp_test(interrupt_plain_term 30 interrupt.sh ${RDSM_MP_EXE} TERM)
 
 # A node that fails while the others wait in a barrier, under every
 # protocol preset (the launcher takes the preset from RDSM_PROTOCOL).
-foreach(protocol async ardmar draw newgen genima rdsm hw)
+foreach(protocol async ardmar draw newgen genima rdsm hw sc)
   foreach(mode segv exit3 nofinalize sigkill)
     rdsm_mp_test(fail_${mode}.${protocol} 40 fail_node.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_fail_node> ${mode})
     set_tests_properties(mp.fail_${mode}.${protocol} PROPERTIES ENVIRONMENT RDSM_PROTOCOL=${protocol})

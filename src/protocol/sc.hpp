@@ -1,0 +1,166 @@
+// Sequential consistency with one writer per page: the protocol of the
+// Multiview DSM of Liss, Birk and Schuster (preset sc), at page granularity.
+//
+// Every page has an owner, which holds a valid copy, and a manager, node
+// page mod nodes (statically distributed, round robin), which knows the
+// owner and the other nodes holding read-only copies (the readers) and
+// orders the requests for the page: it starts the next one only once the
+// requestor of the last has acknowledged it.  The three roles of the paper,
+// one file each:
+//   requestor  sc_requestor.cpp  a fault asks the manager, waits for every
+//                                answer, installs the copy and acknowledges
+//   manager    sc_manager.cpp    decides who sends what for each request
+//   server     sc_server.cpp     sends its copy, keeps it read-only or drops it
+// A read miss makes the requestor a reader: the owner sends its copy and
+// keeps it read-only.  A write fault makes the requestor the owner: the old
+// owner drops its copy and sends it (unless the requestor has a valid one),
+// every reader drops its copy and tells the requestor, which waits for all
+// of them.  A page nobody has touched goes writable to the first node that
+// touches it; a placed page starts with its placement's node as owner.
+//
+// Any program sees sequentially consistent memory: a page is writable at
+// one node at a time, and only while no other node can read it.  So there
+// are no twins, diffs, intervals or notices; locks and barriers (sync/)
+// carry nothing, and release and acquire have nothing to do.
+//
+// Concurrency: message handlers (one at a time, the fabric's guarantee),
+// the fault service thread and the application threads share the page
+// state under mu_; what a step sends is sent after mu_ is released
+// (sc_messages.hpp), and a message to this node is handled on the spot, so
+// that a manager that is also the requestor or the owner costs no message.
+// The signal handler only reads a page's access.  A fault's acknowledgement
+// waits until the faulting thread has retried its access
+// (memory/fault_dispatch.hpp): until then the manager gives the page to
+// nobody else, so two nodes writing one page cannot take it from each
+// other for ever.
+//
+// Not yet: minipages (several views of one physical page), data by
+// one-sided reads, replies by one-sided writes (the papers' RDMA options).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "common/page_array.hpp"
+#include "protocol/protocol.hpp"
+#include "protocol/sc_messages.hpp"
+#include "sync/locks.hpp"
+
+namespace rdsm {
+
+class Sc final : public Protocol {
+ public:
+  // Collective: registers the protocol's segments and message handlers.
+  Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg);
+  ~Sc() override;
+  void start() override;
+  void finish() override;
+
+  SharedRegion &region() override { return *region_; }
+  const ProtocolConfig &config() const override { return cfg_; }
+
+  void lock(int id) override;
+  bool try_lock(int id) override;
+  void unlock(int id) override;
+  int lock_count() const override { return locks_->lock_count(); }
+  void barrier() override;
+  // Every write is visible to every later read already: nothing to do but
+  // serve peers (poll handler mode).
+  void release() override { f_.poll(); }
+  void acquire() override { f_.poll(); }
+
+  void place(size_t first, size_t count, rdsm_placement placement) override;
+  // The managers know every owner; a node learns a page's when it faults.
+  void learn_homes(size_t, size_t) override {}
+  void populate_copies(size_t first, size_t count) override;
+  void gather_homes(size_t pages) override;
+  const fabric::Segment &data_segment() const override { return data_seg_; }
+
+ private:
+  // ---- the node's page state (sc.cpp), under mu_
+  sc::Access access(size_t page) const {
+    // Written under mu_, read without it (the signal handler, the fault
+    // service thread's first look).
+    return sc::Access(std::atomic_ref<uint8_t>(const_cast<uint8_t &>(access_[page])).load(std::memory_order_acquire));
+  }
+  void set_access(size_t page, sc::Access a);
+  bool allows(size_t page, bool write) const { return access(page) >= (write ? sc::kWrite : sc::kRead); }
+  int manager_of(size_t page) const { return (int)(page % nodes_); }
+
+  // Runs one step of the protocol under mu_: `body` posts messages, those
+  // to this node are handled at once (and may post more), the others are
+  // sent once mu_ is released.
+  void step(const std::function<void(sc::Outbox &)> &body);
+  // A message, from another node or this one; mu_ held.
+  void handle(int src, fabric::MsgType type, const void *data, size_t len, sc::Outbox &out);
+  void run_local(sc::Outbox &out);  // mu_ held
+  void send_remote(sc::Outbox &out);
+
+  // ---- requestor (sc_requestor.cpp)
+  // On the fault service thread: asks for the access and waits for it.
+  void on_fault(size_t page, bool write);
+  // In the signal handler: only whether the access is already allowed.
+  static bool fault_in_signal(void *self, size_t page, bool write);
+  // On the fault service thread, once the faulting thread retried: the
+  // acknowledgement lets the manager go on with the page.
+  void on_retried();
+  void take_reply(const sc::ReplyMsg &r, const uint8_t *data);
+  // The application is about to synchronise: the acknowledgement of its
+  // last fault has gone (it has retried, so that is a matter of moments).
+  void settle_ack();
+
+  // ---- manager (sc_manager.cpp); pages with page % nodes == self
+  void on_request(int requestor, const sc::RequestMsg &r, sc::Outbox &out);
+  void on_ack(int requestor, const sc::AckMsg &a, sc::Outbox &out);
+  // Starts a request: orders the servers, or answers at once.
+  void start_request(int requestor, uint32_t page, bool write, sc::Outbox &out);
+  // The owner word lives in this segment at the page's manager, so that
+  // placement (any node) and gathering (fork-join) reach it one-sided:
+  // owner + 1, 0 while nobody owns the page.
+  std::atomic_ref<uint64_t> owner_word(size_t page) {
+    return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(owner_seg_.base)[page / nodes_]);
+  }
+  uint64_t *readers(size_t page) { return readers_.data() + (page / nodes_) * reader_words_; }
+
+  // ---- server (sc_server.cpp)
+  void on_order(const sc::OrderMsg &o, sc::Outbox &out);
+
+  fabric::Fabric &f_;
+  Options opt_;
+  ProtocolConfig cfg_;
+  int self_, nodes_;
+  size_t pages_ = 0;
+  fabric::Segment data_seg_, owner_seg_;
+  std::unique_ptr<SharedRegion> region_;
+  std::unique_ptr<sync::Locks> locks_;
+  std::unique_ptr<sync::Barrier> barrier_;
+  size_t populated_bytes_ = 0;  // by populate_copies, at most opt_.prepopulate_bytes
+
+  std::mutex mu_;
+  PageArray<uint8_t> access_;  // this node's access to each page (sc::Access)
+
+  // Requestor: the one request of this node in progress (faults are served
+  // one at a time).
+  uint32_t asked_ = 0;    // its page; mu_
+  uint32_t replies_ = 0;  // answers received so far; mu_
+  std::atomic<bool> granted_{false};
+  std::atomic<bool> ack_owed_{false};  // granted, acknowledgement not sent yet
+
+  // Manager, indexed by page / nodes: the readers (a bit per node, owner
+  // not included), whether a request is in progress, and the requests
+  // waiting for it, in order of arrival.
+  size_t reader_words_ = 1;
+  PageArray<uint64_t> readers_;
+  PageArray<uint8_t> busy_;
+  struct Waiting {
+    int requestor;
+    bool write;
+  };
+  std::unordered_map<uint32_t, std::deque<Waiting>> waiting_;
+};
+
+}  // namespace rdsm

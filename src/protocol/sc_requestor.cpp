@@ -1,0 +1,71 @@
+// The requestor: a fault asks the page's manager for read or write access,
+// waits until every answer the manager announced has come (the copy, and
+// for a write each reader's word that its copy is gone), installs the
+// access, and acknowledges once the faulting thread has retried.
+#include <sched.h>
+
+#include "common/clock.hpp"
+#include "common/error.hpp"
+#include "common/fault_inject.hpp"
+#include "protocol/sc.hpp"
+#include "stats/stats.hpp"
+#include "stats/trace.hpp"
+
+namespace rdsm {
+
+bool Sc::fault_in_signal(void *self, size_t page, bool write) {
+  // Requests need messages and waits, which are not signal-safe in every
+  // handler mode: the service thread asks.  Here only a fault that another
+  // thread of this node resolved meanwhile is let through.
+  return static_cast<Sc *>(self)->allows(page, write);
+}
+
+void Sc::on_fault(size_t page, bool write) {
+  if (allows(page, write)) return;
+  const uint64_t t0 = trace::start();
+  add(write ? stats().write_faults : stats().read_faults);
+  granted_.store(false, std::memory_order_relaxed);
+  step([&](sc::Outbox &out) {
+    asked_ = (uint32_t)page;
+    replies_ = 0;
+    sc::RequestMsg r{};
+    r.page = (uint32_t)page;
+    r.write = write;
+    out.post(manager_of(page), sc::kRequest, r);
+  });
+  fault_point("fetch");
+  f_.wait([this] { return granted_.load(std::memory_order_acquire); });
+  ack_owed_.store(true, std::memory_order_release);
+  trace::record(write ? trace::Kind::write_fault : trace::Kind::read_fault, t0, trace::on() ? now_ns() : 0,
+                (uint32_t)page);
+}
+
+void Sc::take_reply(const sc::ReplyMsg &r, const uint8_t *data) {
+  if (r.page != asked_ || granted_.load(std::memory_order_relaxed))
+    fatal("internal error: an answer for page %u, which this node is not asking for", r.page);
+  if (data) {
+    // The page is inaccessible here until the last answer: writing the
+    // system view races with nothing.
+    memcpy(region_->sys_page(r.page), data, kPageBytes);
+    add(stats().pages_fetched);
+  }
+  if (++replies_ < r.expect) return;
+  set_access(r.page, sc::Access(r.access));
+  granted_.store(true, std::memory_order_release);
+}
+
+void Sc::on_retried() {
+  if (!ack_owed_.load(std::memory_order_acquire)) return;
+  step([&](sc::Outbox &out) {
+    sc::AckMsg a{};
+    a.page = asked_;
+    out.post(manager_of(asked_), sc::kAck, a);
+  });
+  ack_owed_.store(false, std::memory_order_release);
+}
+
+void Sc::settle_ack() {
+  while (ack_owed_.load(std::memory_order_acquire)) sched_yield();
+}
+
+}  // namespace rdsm

@@ -1,0 +1,44 @@
+// The server: a node holding a copy does what the page's manager ordered
+// for a requestor, and answers the requestor directly.  The access changes
+// before the copy is read for sending: once the application view is
+// read-only (or gone), no write of this node can slip in after the copy.
+#include "common/fault_inject.hpp"
+#include "protocol/sc.hpp"
+#include "stats/stats.hpp"
+
+namespace rdsm {
+
+void Sc::on_order(const sc::OrderMsg &o, sc::Outbox &out) {
+  sc::ReplyMsg r{};
+  r.page = o.page;
+  r.expect = o.expect;
+  r.access = o.access;
+  const uint8_t *data = nullptr;
+  switch (o.op) {
+    case sc::kServeRead:
+      // The owner keeps its copy, read-only.  An owner that never touched
+      // the page (placed here by another node) has its contents all the same.
+      if (access(o.page) == sc::kWrite) set_access(o.page, sc::kRead);
+      data = region_->sys_page(o.page);
+      break;
+    case sc::kTransfer:
+    case sc::kTransferBare:
+      set_access(o.page, sc::kNone);
+      add(stats().invalidations);
+      if (o.op == sc::kTransfer) data = region_->sys_page(o.page);
+      break;
+    case sc::kInvalidate:
+      set_access(o.page, sc::kNone);
+      add(stats().invalidations);
+      break;
+    default:
+      fatal("internal error: unknown sc order %u for page %u", o.op, o.page);
+  }
+  if (data) {
+    r.has_data = 1;
+    fault_point("fetch_serve");
+  }
+  out.post(o.requestor, sc::kReply, r, data);
+}
+
+}  // namespace rdsm

@@ -1,0 +1,36 @@
+#include <gtest/gtest.h>
+
+#include "protocol/presets.hpp"
+
+using namespace rdsm;
+
+TEST(Presets, ScIsTheSequentialEngine) {
+  const ProtocolConfig *sc = find_protocol("sc");
+  ASSERT_NE(sc, nullptr);
+  EXPECT_EQ(sc->consistency, ConsistencyModel::sequential);
+  EXPECT_EQ(sc->lock, LockAxis::manager);
+  EXPECT_EQ(sc->barrier, BarrierAxis::manager);
+  for (const char *name : {"async", "ardmar", "draw", "newgen", "genima", "rdsm", "hw"})
+    EXPECT_EQ(find_protocol(name)->consistency, ConsistencyModel::release) << name;
+  EXPECT_NE(protocol_names().find("sc"), std::string::npos);
+}
+
+TEST(Presets, ScTakesTheLockAndBarrierAxes) {
+  ProtocolConfig c = *find_protocol("sc");
+  std::string error;
+  ASSERT_TRUE(apply_axes(c, "lock=atomic,barrier=atomic", error)) << error;
+  EXPECT_EQ(c.lock, LockAxis::atomic);
+  EXPECT_EQ(c.barrier, BarrierAxis::atomic);
+  EXPECT_EQ(c.consistency, ConsistencyModel::sequential);
+  EXPECT_EQ(c.name, "sc+lock=atomic,barrier=atomic");
+}
+
+TEST(Presets, ScRejectsTheReleaseConsistencyAxes) {
+  for (const char *spec : {"fetch=one-sided", "home=migrate", "lock=atomic,notices=eager", "detect=scan"}) {
+    ProtocolConfig c = *find_protocol("sc");
+    std::string error;
+    EXPECT_FALSE(apply_axes(c, spec, error)) << spec;
+    EXPECT_NE(error.find("protocol sc (sequential consistency"), std::string::npos) << error;
+    EXPECT_NE(error.find("lock=manager|atomic and barrier=manager|atomic"), std::string::npos) << error;
+  }
+}
