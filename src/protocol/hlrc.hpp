@@ -521,7 +521,7 @@ class Hlrc {
   // close_interval: pages only the diff handler found written are noted.
   void note_harvested_writes();
   // close_interval: the written home pages' changed bytes; their twins are
-  // brought up to date (`keep`) or freed.
+  // freed unless kept (`keep`: keep_written brings them up to date).
   void record_home_writes(const std::vector<uint32_t> &written, bool keep);
   void seal_race_interval(uint32_t id);
   // on_diff: applies another node's diff to a home page (and its twin).

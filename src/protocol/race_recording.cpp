@@ -102,9 +102,10 @@ void Hlrc::record_home_writes(const std::vector<uint32_t> &written, bool keep) {
     {
       races::PageLocks::Hold hold(twin_locks_, p);
       if (diff_change_mask(twin(p), region_->sys_page(p), kPageBytes, mask)) races_->add_mask(p, mask);
-      if (keep) memcpy(twin(p), region_->sys_page(p), kPageBytes);  // a kept page: its next writes start here
     }
-    if (!keep) free_twin(p);  // write-protected: the next write faults and twins it again
+    // A kept page's twin is brought up to date by keep_written; any other
+    // is write-protected now, and its next write faults and twins it again.
+    if (!keep) free_twin(p);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <tuple>
 
+#include "common/bits.hpp"
 #include "races/race_log_format.hpp"
 
 namespace rdsm::races {
@@ -18,14 +19,15 @@ struct Run {
   uint16_t off, len;
 };
 
-// One interval's writes to one page.
+// One interval's writes to one page: runs, or a mask as the log had it.
 struct PageWrite {
   uint32_t page;
   int node;
   uint32_t id;
   const uint32_t *clock;  // nodes entries
-  const Run *runs;
+  const Run *runs;        // count runs, or
   uint32_t count;
+  const uint64_t *mask;   // the page's changed-byte mask
 };
 
 // One node's log, read record by record.
@@ -40,7 +42,7 @@ class LogReader {
 
   bool read_header(LogHeader &h) {
     return f_ && get(&h, sizeof h) && memcmp(h.magic, kLogMagic, sizeof h.magic) == 0 && h.version == kLogVersion &&
-           h.nodes > 0 && h.rank < h.nodes && h.page_bytes > 0 && h.page_bytes <= 65536;
+           h.nodes > 0 && h.rank < h.nodes && h.page_bytes > 0 && h.page_bytes <= 32768 && h.page_bytes % 64 == 0;
   }
   bool get(void *p, size_t n) { return fread(p, 1, n, f_) == n; }
   template <class T>
@@ -64,10 +66,11 @@ struct IntervalRecord {
   uint32_t id = 0, epoch = 0;
   std::vector<uint32_t> clock;
   struct Page {
-    uint32_t page, first_run, count;
+    uint32_t page, first, count;  // runs [first, first + count), or with count kMaskForm the mask at masks[first]
   };
   std::vector<Page> pages;
   std::vector<Run> runs;
+  std::vector<uint64_t> masks;
 };
 
 struct NodeLog {
@@ -106,15 +109,26 @@ class JobAnalysis {
         iv.clock.resize(nodes_);
         iv.pages.clear();
         iv.runs.clear();
+        iv.masks.clear();
         if (!r.get(iv.id) || !r.get(iv.epoch) || !r.get(pages) || !r.get(iv.clock.data(), nodes_ * 4)) {
           log.broken = true;
           return;
         }
         for (uint32_t i = 0; i < pages; ++i) {
           uint32_t page, count;
-          if (!r.get(page) || !r.get(count) || count > page_bytes_) {
+          if (!r.get(page) || !r.get(count) || (count != kMaskForm && count > page_bytes_)) {
             log.broken = true;
             return;
+          }
+          if (count == kMaskForm) {
+            size_t at = iv.masks.size();
+            iv.masks.resize(at + page_bytes_ / 64);
+            if (!r.get(iv.masks.data() + at, page_bytes_ / 8)) {
+              log.broken = true;
+              return;
+            }
+            iv.pages.push_back({page, (uint32_t)at, kMaskForm});
+            continue;
           }
           size_t at = iv.runs.size();
           iv.runs.resize(at + count);
@@ -158,8 +172,12 @@ class JobAnalysis {
       const IntervalRecord &iv = intervals[i];
       ++out_.intervals;
       out_.page_writes += iv.pages.size();
-      for (const auto &p : iv.pages)
-        writes.push_back({p.page, owner[i], iv.id, iv.clock.data(), iv.runs.data() + p.first_run, p.count});
+      for (const auto &p : iv.pages) {
+        if (p.count == kMaskForm)
+          writes.push_back({p.page, owner[i], iv.id, iv.clock.data(), nullptr, 0, iv.masks.data() + p.first});
+        else
+          writes.push_back({p.page, owner[i], iv.id, iv.clock.data(), iv.runs.data() + p.first, p.count, nullptr});
+      }
     }
     std::sort(writes.begin(), writes.end(), [](const PageWrite &a, const PageWrite &b) {
       return std::tie(a.page, a.node, a.id) < std::tie(b.page, b.node, b.id);
@@ -197,33 +215,39 @@ class JobAnalysis {
     }
   }
 
+  // The page's changed bytes as a mask, whichever way the log had them.
+  const uint64_t *mask_of(const PageWrite &w, std::vector<uint64_t> &scratch) const {
+    if (w.mask) return w.mask;
+    scratch.assign(page_bytes_ / 64, 0);
+    for (uint32_t i = 0; i < w.count; ++i)
+      for (uint32_t b = w.runs[i].off; b < (uint32_t)w.runs[i].off + w.runs[i].len; ++b)
+        scratch[b / 64] |= 1ull << (b % 64);
+    return scratch.data();
+  }
+
   void overlap(uint32_t e, const PageWrite &x, const PageWrite &y) {
-    uint32_t i = 0, j = 0;
-    while (i < x.count && j < y.count) {
-      uint32_t a0 = x.runs[i].off, a1 = a0 + x.runs[i].len;
-      uint32_t b0 = y.runs[j].off, b1 = b0 + y.runs[j].len;
-      uint32_t lo = std::max(a0, b0), hi = std::min(a1, b1);
-      if (lo < hi) {
-        found_.emplace_back(job_, e, std::min(x.node, y.node), std::max(x.node, y.node),
-                            base_ + (uint64_t)x.page * page_bytes_ + lo, hi - lo);
-        // A race repeated interval after interval is found again each time:
-        // the copies go before they fill memory.
-        if (found_.size() >= compact_at_) {
-          std::sort(found_.begin(), found_.end());
-          found_.erase(std::unique(found_.begin(), found_.end()), found_.end());
-          compact_at_ = std::max(compact_at_, 2 * found_.size());
-        }
-      }
-      if (a1 <= b1)
-        ++i;
-      else
-        ++j;
+    const uint64_t *mx = mask_of(x, scratch_x_), *my = mask_of(y, scratch_y_);
+    both_.resize(page_bytes_ / 64);
+    bool any = false;
+    for (size_t i = 0; i < both_.size(); ++i) any |= (both_[i] = mx[i] & my[i]) != 0;
+    if (!any) return;
+    for_each_bit_run(both_.data(), both_.size(), [&](size_t start, size_t len) {
+      found_.emplace_back(job_, e, std::min(x.node, y.node), std::max(x.node, y.node),
+                          base_ + (uint64_t)x.page * page_bytes_ + start, len);
+    });
+    // A race repeated interval after interval is found again each time:
+    // the copies go before they fill memory.
+    if (found_.size() >= compact_at_) {
+      std::sort(found_.begin(), found_.end());
+      found_.erase(std::unique(found_.begin(), found_.end()), found_.end());
+      compact_at_ = std::max(compact_at_, 2 * found_.size());
     }
   }
 
   uint32_t job_, nodes_;
   uint64_t page_bytes_, base_;
   size_t compact_at_ = 1 << 20;
+  std::vector<uint64_t> scratch_x_, scratch_y_, both_;  // masks of the pair being compared
   RaceFindings &out_;
   std::vector<std::tuple<uint32_t, uint32_t, int, int, uint64_t, uint64_t>> &found_;
 };

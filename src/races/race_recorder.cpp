@@ -45,6 +45,7 @@ RaceRecorder::RaceRecorder(const RecorderSetup &setup)
   h.nodes = (uint32_t)setup_.nodes;
   h.page_bytes = setup_.page_bytes;
   h.region_base = setup_.region_base;
+  buf_.reserve(2 * kFlushBytes);
   buf_.resize(sizeof h);
   memcpy(buf_.data(), &h, sizeof h);
   logged_ = buf_.size();
@@ -89,13 +90,27 @@ void RaceRecorder::seal(uint32_t id) {
   if (buf_.size() >= kFlushBytes) flush();
 }
 
-// Encodes the open interval (mu_ held) as runs of changed bytes per page,
-// or, past the cap, the truncation record instead.
+// The number of maximal runs of set bits in a page's mask.
+static size_t count_runs(const uint64_t *mask, size_t words) {
+  size_t runs = 0;
+  uint64_t carry = 0;  // the previous word's last bit
+  for (size_t i = 0; i < words; ++i) {
+    runs += count_bits(mask[i] & ~((mask[i] << 1) | carry));
+    carry = mask[i] >> 63;
+  }
+  return runs;
+}
+
+// Encodes the open interval (mu_ held): per page its runs of changed bytes,
+// or the mask itself where that is shorter (every other word written, as a
+// red-black sweep does); past the cap, the truncation record instead.
 void RaceRecorder::append_interval(uint32_t id) {
   std::vector<size_t> order(pages_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return pages_[a] < pages_[b]; });
-  std::vector<uint8_t> rec;
+  const size_t mask_bytes = mask_words_ * sizeof(uint64_t);
+  std::vector<uint8_t> &rec = rec_;  // kept from one interval to the next: no fresh pages for each
+  rec.clear();
   put<uint8_t>(rec, kInterval);
   put<uint32_t>(rec, id);
   put<uint32_t>(rec, epoch_);
@@ -105,21 +120,24 @@ void RaceRecorder::append_interval(uint32_t id) {
   uint32_t pages = 0;
   for (size_t i : order) {
     const uint64_t *m = masks_.data() + i * mask_words_;
-    size_t runs_at = rec.size() + sizeof(uint32_t);
-    uint32_t runs = 0;
+    const size_t runs = count_runs(m, mask_words_);
+    if (runs == 0) continue;  // written back to its old values: no byte changed
+    ++pages;
     put<uint32_t>(rec, pages_[i]);
-    put<uint32_t>(rec, 0);
-    for_each_bit_run(m, mask_words_, [&](size_t start, size_t len) {
-      put<uint16_t>(rec, (uint16_t)start);
-      put<uint16_t>(rec, (uint16_t)len);
-      ++runs;
-    });
-    if (runs == 0) {  // written back to its old values: no byte changed
-      rec.resize(runs_at - sizeof(uint32_t));
+    if (runs * 2 * sizeof(uint16_t) >= mask_bytes) {
+      put<uint32_t>(rec, kMaskForm);
+      rec.insert(rec.end(), reinterpret_cast<const uint8_t *>(m), reinterpret_cast<const uint8_t *>(m) + mask_bytes);
       continue;
     }
-    memcpy(rec.data() + runs_at, &runs, sizeof runs);
-    ++pages;
+    put<uint32_t>(rec, (uint32_t)runs);
+    size_t at = rec.size();
+    rec.resize(at + runs * 2 * sizeof(uint16_t));
+    uint8_t *out = rec.data() + at;
+    for_each_bit_run(m, mask_words_, [&](size_t start, size_t len) {
+      uint16_t run[2] = {(uint16_t)start, (uint16_t)len};
+      memcpy(out, run, sizeof run);
+      out += sizeof run;
+    });
   }
   if (pages == 0) return;
   memcpy(rec.data() + count_at, &pages, sizeof pages);

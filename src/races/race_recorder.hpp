@@ -91,6 +91,7 @@ class RaceRecorder {
   uint32_t epoch_ = 0;
   uint32_t last_sealed_ = 0;
 
+  std::vector<uint8_t> rec_;  // scratch: the interval being encoded
   std::vector<uint8_t> buf_;  // not yet in the file
   uint64_t logged_ = 0;       // bytes in the file and buf_
   bool stopped_ = false;      // the cap was reached, or the file could not be written
