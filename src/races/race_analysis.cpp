@@ -25,9 +25,10 @@ struct PageWrite {
   int node;
   uint32_t id;
   const uint32_t *clock;  // nodes entries
-  const Run *runs;        // count runs, or
+  const Run *runs;        // count runs (strided: {first, length}, {stride, count}), or
   uint32_t count;
   const uint64_t *mask;   // the page's changed-byte mask
+  bool strided;
 };
 
 // One node's log, read record by record.
@@ -65,8 +66,11 @@ class LogReader {
 struct IntervalRecord {
   uint32_t id = 0, epoch = 0;
   std::vector<uint32_t> clock;
+  // Runs [first, first + count), or with count kMaskForm the mask at
+  // masks[first], or with count kStrided the two runs at first that say
+  // {first, length}, {stride, count}.
   struct Page {
-    uint32_t page, first, count;  // runs [first, first + count), or with count kMaskForm the mask at masks[first]
+    uint32_t page, first, count;
   };
   std::vector<Page> pages;
   std::vector<Run> runs;
@@ -116,7 +120,7 @@ class JobAnalysis {
         }
         for (uint32_t i = 0; i < pages; ++i) {
           uint32_t page, count;
-          if (!r.get(page) || !r.get(count) || (count != kMaskForm && count > page_bytes_)) {
+          if (!r.get(page) || !r.get(count) || (count < kMaskRef && count > page_bytes_)) {
             log.broken = true;
             return;
           }
@@ -128,6 +132,25 @@ class JobAnalysis {
               return;
             }
             iv.pages.push_back({page, (uint32_t)at, kMaskForm});
+            continue;
+          }
+          if (count == kStrided) {
+            size_t at = iv.runs.size();
+            iv.runs.resize(at + 2);
+            if (!r.get(iv.runs.data() + at, 2 * sizeof(Run))) {
+              log.broken = true;
+              return;
+            }
+            iv.pages.push_back({page, (uint32_t)at, kStrided});
+            continue;
+          }
+          if (count >= kMaskRef) {  // the k-th mask this interval logged whole
+            size_t k = count - kMaskRef;
+            if (k >= iv.masks.size() / (page_bytes_ / 64)) {
+              log.broken = true;
+              return;
+            }
+            iv.pages.push_back({page, (uint32_t)(k * (page_bytes_ / 64)), kMaskForm});
             continue;
           }
           size_t at = iv.runs.size();
@@ -174,9 +197,12 @@ class JobAnalysis {
       out_.page_writes += iv.pages.size();
       for (const auto &p : iv.pages) {
         if (p.count == kMaskForm)
-          writes.push_back({p.page, owner[i], iv.id, iv.clock.data(), nullptr, 0, iv.masks.data() + p.first});
+          writes.push_back({p.page, owner[i], iv.id, iv.clock.data(), nullptr, 0, iv.masks.data() + p.first, false});
+        else if (p.count == kStrided)
+          writes.push_back({p.page, owner[i], iv.id, iv.clock.data(), iv.runs.data() + p.first, 2, nullptr, true});
         else
-          writes.push_back({p.page, owner[i], iv.id, iv.clock.data(), iv.runs.data() + p.first, p.count, nullptr});
+          writes.push_back(
+              {p.page, owner[i], iv.id, iv.clock.data(), iv.runs.data() + p.first, p.count, nullptr, false});
       }
     }
     std::sort(writes.begin(), writes.end(), [](const PageWrite &a, const PageWrite &b) {
@@ -219,9 +245,14 @@ class JobAnalysis {
   const uint64_t *mask_of(const PageWrite &w, std::vector<uint64_t> &scratch) const {
     if (w.mask) return w.mask;
     scratch.assign(page_bytes_ / 64, 0);
-    for (uint32_t i = 0; i < w.count; ++i)
-      for (uint32_t b = w.runs[i].off; b < (uint32_t)w.runs[i].off + w.runs[i].len; ++b)
-        scratch[b / 64] |= 1ull << (b % 64);
+    auto set = [&](uint64_t from, uint64_t len) {
+      for (uint64_t b = from; b < from + len && b < page_bytes_; ++b) scratch[b / 64] |= 1ull << (b % 64);
+    };
+    if (w.strided) {
+      for (uint64_t k = 0; k < w.runs[1].len; ++k) set(w.runs[0].off + k * w.runs[1].off, w.runs[0].len);
+    } else {
+      for (uint32_t i = 0; i < w.count; ++i) set(w.runs[i].off, w.runs[i].len);
+    }
     return scratch.data();
   }
 

@@ -12,10 +12,14 @@
 //   interval    u32 id, u32 epoch, u32 pages, u32 clock[nodes], then per
 //               page: u32 page, u32 runs, runs x (u16 offset, u16 length),
 //               or, where that is shorter, u32 kMaskForm and the page's
-//               mask (bit i of byte i / 8: byte i changed) -- the bytes the
-//               node changed in each page it wrote in the interval, and the
-//               vector clock of what it knew, by synchronisation, when the
-//               interval began
+//               mask (bit i: byte i changed), or kMaskRef + k: the same
+//               mask as the interval's k-th (a sweep writes the same
+//               pattern into page after page), or kStrided and u16 first,
+//               length, stride, count: runs of one length at one stride (a
+//               red-black sweep's every other word) -- the bytes the node changed
+//               in each page it wrote in the interval, and the vector clock
+//               of what it knew, by synchronisation, when the interval
+//               began
 //   truncated   u32 epoch, u32 interval, u64 cap -- the log reached its cap
 //               here; nothing after this interval was recorded
 //   allocation  u64 base, u64 size, u64 pc, u64 module base, u64 symbol
@@ -43,6 +47,8 @@ struct LogHeader {
 
 enum RecordTag : uint8_t { kInterval = 'I', kTruncated = 'T', kAllocation = 'A', kEnd = 'E' };
 constexpr uint32_t kMaskForm = 0xffffffffu;
+constexpr uint32_t kStrided = 0xfffffffeu;
+constexpr uint32_t kMaskRef = 0x80000000u;  // + k, k < kStrided - kMaskRef
 
 inline std::string log_name(uint32_t job, int rank) {
   return "race." + std::to_string(job) + "." + std::to_string(rank);

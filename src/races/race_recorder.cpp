@@ -111,6 +111,7 @@ void RaceRecorder::append_interval(uint32_t id) {
   const size_t mask_bytes = mask_words_ * sizeof(uint64_t);
   std::vector<uint8_t> &rec = rec_;  // kept from one interval to the next: no fresh pages for each
   rec.clear();
+  logged_masks_.clear();
   put<uint8_t>(rec, kInterval);
   put<uint32_t>(rec, id);
   put<uint32_t>(rec, epoch_);
@@ -124,7 +125,37 @@ void RaceRecorder::append_interval(uint32_t id) {
     if (runs == 0) continue;  // written back to its old values: no byte changed
     ++pages;
     put<uint32_t>(rec, pages_[i]);
+    if (runs >= 3) {
+      // Runs of one length at one stride go as four numbers.
+      uint16_t first = 0, length = 0, stride = 0;
+      size_t seen = 0;
+      bool regular = true;
+      for_each_bit_run(m, mask_words_, [&](size_t start, size_t len) {
+        if (seen == 0) first = (uint16_t)start, length = (uint16_t)len;
+        else if (seen == 1) stride = (uint16_t)(start - first);
+        regular = regular && len == length && start == first + seen * stride;
+        ++seen;
+      });
+      if (regular) {
+        put<uint32_t>(rec, kStrided);
+        for (uint16_t v : {first, length, stride, (uint16_t)runs}) put<uint16_t>(rec, v);
+        continue;
+      }
+    }
     if (runs * 2 * sizeof(uint16_t) >= mask_bytes) {
+      // A mask this interval logged already goes as a reference to it.
+      uint64_t h = 1469598103934665603ull;
+      for (size_t w = 0; w < mask_words_; ++w) h = (h ^ m[w]) * 1099511628211ull;
+      uint32_t ref = kMaskForm;
+      auto [first, last] = logged_masks_.equal_range(h);
+      for (auto it = first; it != last && ref == kMaskForm; ++it)
+        if (memcmp(masks_.data() + it->second.slot * mask_words_, m, mask_bytes) == 0) ref = kMaskRef + it->second.k;
+      if (ref != kMaskForm) {
+        put<uint32_t>(rec, ref);
+        continue;
+      }
+      if (logged_masks_.size() < kStrided - kMaskRef)
+        logged_masks_.emplace(h, LoggedMask{i, (uint32_t)logged_masks_.size()});
       put<uint32_t>(rec, kMaskForm);
       rec.insert(rec.end(), reinterpret_cast<const uint8_t *>(m), reinterpret_cast<const uint8_t *>(m) + mask_bytes);
       continue;

@@ -92,6 +92,13 @@ class RaceRecorder {
   uint32_t last_sealed_ = 0;
 
   std::vector<uint8_t> rec_;  // scratch: the interval being encoded
+  // The masks the interval being encoded logged whole, by their hash: the
+  // accumulator's slot holding it and its number k in the interval.
+  struct LoggedMask {
+    size_t slot;
+    uint32_t k;
+  };
+  std::unordered_multimap<uint64_t, LoggedMask> logged_masks_;
   std::vector<uint8_t> buf_;  // not yet in the file
   uint64_t logged_ = 0;       // bytes in the file and buf_
   bool stopped_ = false;      // the cap was reached, or the file could not be written

@@ -72,6 +72,32 @@ TEST_F(RaceLogs, FalseSharingIsNoRace) {
   EXPECT_TRUE(analyse_race_logs(dir_).races.empty());
 }
 
+// Every other 8-byte word of a page: more runs than the mask is long, so
+// the page is logged as its mask, and a page with the same pattern as a
+// reference to it.
+TEST_F(RaceLogs, PagesLoggedAsMasksAndReferences) {
+  RaceRecorder a(setup(0)), b(setup(1));
+  uint64_t red[kPage / 64], black[kPage / 64];
+  for (size_t w = 0; w < kPage / 64; ++w) {
+    red[w] = 0x00ff00ff00ff00ffull;
+    black[w] = ~red[w];
+  }
+  for (uint32_t p = 10; p < 14; ++p) a.add_mask(p, red);
+  a.seal(1);
+  for (uint32_t p = 10; p < 13; ++p) b.add_mask(p, black);  // false sharing: no race
+  b.add_bytes(13, 4, 16);  // bytes 4..19: 4..7 and 16..19 are red
+  b.seal(1);
+  a.finish();
+  b.finish();
+  RaceFindings f = analyse_race_logs(dir_);
+  ASSERT_EQ(f.races.size(), 2u);
+  EXPECT_EQ(f.races[0].address, kBase + 13 * kPage + 4);
+  EXPECT_EQ(f.races[0].bytes, 4u);
+  EXPECT_EQ(f.races[1].address, kBase + 13 * kPage + 16);
+  EXPECT_EQ(f.races[1].bytes, 4u);
+  EXPECT_EQ(f.page_writes, 8u);
+}
+
 TEST_F(RaceLogs, ALockPassesTheReleasersClockOn) {
   RaceRecorder a(setup(0)), b(setup(1));
   // Node 0 writes under a lock and releases it; node 1 acquires it (the
