@@ -167,15 +167,16 @@ void check_emu(RunConfig &cfg, const Setting &fabric, const Setting &emu, const 
 
 // --races needs writes that pass through rdsm's diffs, and the nodes' logs
 // on this host.
-void check_races(const RunConfig &cfg) {
+void check_races(const RunConfig &cfg, const std::string &source) {
+  const std::string named = source == "--races" ? source : "--races (" + source + ")";
   if (cfg.fabric == "mpi")
-    throw UsageError("--races is not available with --fabric mpi: the nodes' race logs are read on this host; run on "
-                     "one host with --fabric shm, or leave --races out");
+    throw UsageError(named + " is not available with --fabric mpi: the nodes' race logs are read on this host; run "
+                     "on one host with --fabric shm, or leave --races out");
   ProtocolConfig probe = *find_protocol(cfg.protocol);
   std::string error;
   apply_axes(probe, cfg.axes, error);  // checked already
   if (probe.coherence == CoherenceAxis::hardware)
-    throw UsageError("--races needs a protocol that keeps copies coherent in software: under " + cfg.protocol +
+    throw UsageError(named + " needs a protocol that keeps copies coherent in software: under " + cfg.protocol +
                      " the hardware keeps one memory coherent and no write passes through rdsm; choose another "
                      "--protocol (e.g. rdsm)");
 }
@@ -403,8 +404,8 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       throw UsageError("RDSM_RACES=" + *v + " in the environment is not a choice; use on (report data races at "
                        "the end of the job) or off");
     cfg.races = *v == "on" || *v == "1";
+    if (cfg.races) check_races(cfg, source);
   }
-  if (cfg.races) check_races(cfg);
 
   if (i >= argc)
     throw UsageError("missing the program to run (usage: rdsm run -n N [options] program [args...])");
