@@ -82,18 +82,23 @@ std::string run_addr2line(const std::string &module, const std::vector<std::stri
 }
 
 // From addr2line's frames for one address (innermost first, function then
-// file:line), the first that is the program's own: rdsm's C++ header is
-// inlined into its callers, which are what the user wrote.
+// file:line), the first that is the program's own: rdsm's C++ header and
+// the standard library's (an rdsm::allocator in a std::vector) are inlined
+// into their callers, which are what the user wrote.  Without line
+// information, the function alone.
 std::string pick_frame(const std::vector<std::pair<std::string, std::string>> &frames) {
+  std::string function_only;
   for (const auto &[function, where] : frames) {
+    const bool named = !function.empty() && function != "??";
+    if (function_only.empty() && named) function_only = function + " (no line information: build with -g)";
     std::string place = where.substr(0, where.find(" (discriminator"));
     if (place.empty() || place[0] == '?') continue;
-    std::string file = base_name(place.substr(0, place.rfind(':')));
-    if (file == "rdsm.hpp") continue;
     if (place.size() >= 2 && place.compare(place.size() - 2, 2, ":0") == 0) continue;
-    return (function.empty() || function == "??" ? std::string() : function + " at ") + base_name(place);
+    std::string path = place.substr(0, place.rfind(':'));
+    if (base_name(path) == "rdsm.hpp" || path.compare(0, 13, "/usr/include/") == 0) continue;
+    return (named ? function + " at " : std::string()) + base_name(place);
   }
-  return "";
+  return function_only;
 }
 
 }  // namespace
