@@ -7,6 +7,7 @@
 #include "api/thread_sync.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
+#include "races/allocation_sites.hpp"
 #include "stats/stats.hpp"
 
 using namespace rdsm;
@@ -66,18 +67,23 @@ void rdsm_run_threads(void (*fn)(void *arg), void *arg) {
   fn(arg);
 }
 
+// Each allocation is noted with the program's call that made it, for the
+// race report (--races).
 void *rdsm_malloc(size_t size) {
   Runtime &rt = runtime_for("rdsm_malloc");
-  return rt.allocator->allocate(size, RDSM_PLACE_DEFAULT, "rdsm_malloc");
+  return races::note_allocation(rt.allocator->allocate(size, RDSM_PLACE_DEFAULT, "rdsm_malloc"), size,
+                                __builtin_return_address(0));
 }
 void *rdsm_malloc_placed(size_t size, rdsm_placement placement) {
   Runtime &rt = runtime_for("rdsm_malloc_placed");
-  return rt.allocator->allocate(size, placement, "rdsm_malloc_placed");
+  return races::note_allocation(rt.allocator->allocate(size, placement, "rdsm_malloc_placed"), size,
+                                __builtin_return_address(0));
 }
 void *rdsm_malloc_all(size_t size, rdsm_placement placement) {
   Runtime &rt = runtime_for("rdsm_malloc_all");
   check_node_level("rdsm_malloc_all", rt);
-  return rt.allocator->allocate_collective(size, placement);
+  return races::note_allocation(rt.allocator->allocate_collective(size, placement), size,
+                                __builtin_return_address(0));
 }
 int rdsm_is_shared(const void *p) {
   Runtime *rt = runtime_if_initialized();

@@ -6,6 +6,8 @@
 #include "common/error.hpp"
 #include "common/fault_inject.hpp"
 #include "protocol/presets.hpp"
+#include "races/race_job.hpp"
+#include "races/race_report.hpp"
 #include "stats/stats.hpp"
 #include "stats/trace.hpp"
 
@@ -118,6 +120,9 @@ void runtime_leave(bool last, const RuntimeHook &after_barrier) {
   // Without a launcher to merge the trace's parts, node 0 does, once every
   // node has written its own (before the barrier above).
   if (last && !rt.opt.launched && rt.opt.rank == 0 && !rt.opt.trace.empty()) trace::merge_parts(rt.opt.trace);
+  // And the race logs, in the directory this process made for them.
+  if (last && !rt.opt.launched && rt.opt.rank == 0 && races::owns_log_dir())
+    races::report_and_remove(races::log_dir());
   rt.fabric->stop();
   rt.heartbeat.reset();  // not watched from here on (a fork-join master goes on alone)
   if (rt.node_block) {

@@ -15,6 +15,7 @@
 #include "api/thread_sync.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
+#include "races/allocation_sites.hpp"
 #include "rdsm_splash.h"
 #include "stats/stats.hpp"
 
@@ -107,7 +108,9 @@ void rdsm_splash_wait_for_end(long workers) {
 }
 
 void *rdsm_splash_malloc(size_t bytes) {
-  return allocation_runtime("G_MALLOC").allocator->allocate(bytes, RDSM_PLACE_DEFAULT, "G_MALLOC");
+  return races::note_allocation(
+      allocation_runtime("G_MALLOC").allocator->allocate(bytes, RDSM_PLACE_DEFAULT, "G_MALLOC"), bytes,
+      __builtin_return_address(0));
 }
 
 void rdsm_splash_lock_init(rdsm_splash_lock_t *l) { id_of(runtime_for("LOCKINIT"), l, "LOCKINIT"); }

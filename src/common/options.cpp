@@ -145,6 +145,18 @@ Options options_from_environment() {
             v, kDefaultPrepopulateBytes >> 20);
   }
   if (const char *v = env("RDSM_TRACE")) o.trace = v;
+  if (const char *v = env("RDSM_RACES")) {
+    if (!strcmp(v, "on") || !strcmp(v, "1")) o.races = true;
+    else if (!strcmp(v, "off") || !strcmp(v, "0")) o.races = false;
+    else fatal("RDSM_RACES=%s is not a choice; use on (report data races at the end of the job) or off", v);
+  }
+  if (const char *v = env("RDSM_RACES_DIR")) o.races_dir = v;
+  if (const char *v = env("RDSM_RACE_LOG")) {
+    if (!parse_size(v, &o.race_log_bytes) || o.race_log_bytes < 4096)
+      fatal("RDSM_RACE_LOG=%s is not a size of at least 4K; use the most a node's race log may hold (examples: "
+            "64M, 1G; default %zuM)",
+            v, kDefaultRaceLogBytes >> 20);
+  }
   if (const char *v = env("RDSM_FAULT")) {
     std::string error;
     if (!parse_fault_spec(v, error)) fatal("RDSM_FAULT=%s: %s", v, error.c_str());

@@ -14,6 +14,7 @@ constexpr int kMaxNodes = 1024;
 constexpr int kMaxNodeThreads = 256;  // compute threads per node (--threads)
 
 constexpr size_t kDefaultPrepopulateBytes = size_t(512) << 20;
+constexpr size_t kDefaultRaceLogBytes = size_t(256) << 20;
 
 struct Options {
   int rank = 0;
@@ -63,6 +64,13 @@ struct Options {
   // never).  The launcher watches its nodes; a fork-join master, its workers.
   double hang_seconds = 5;
   std::string trace;  // RDSM_TRACE: write a timeline trace (stats/trace.hpp) to this file
+  // RDSM_RACES=on|off: record every node's writes and synchronisation for a
+  // data-race report at the end of the job (races/race_recorder.hpp);
+  // RDSM_RACES_DIR: where the logs go (set by the launcher); RDSM_RACE_LOG:
+  // the cap of a node's log.
+  bool races = false;
+  std::string races_dir;
+  size_t race_log_bytes = kDefaultRaceLogBytes;
   std::string fault;  // RDSM_FAULT=POINT:NODE[:N[:ACTION]]: fault injection for tests (common/fault_inject.hpp)
 };
 

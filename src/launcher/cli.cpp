@@ -29,7 +29,7 @@ const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
 enum class Flag {
   nodes, protocol, axes, handler, memory, fabric, emu, emu_preset, emu_base, hosts, hostfile, placement, region_size,
-  locks, threads, stats, trace, timeout, hang_timeout, quiet, help
+  locks, threads, stats, trace, races, timeout, hang_timeout, quiet, help
 };
 
 struct FlagSpec {
@@ -62,6 +62,9 @@ const FlagSpec kFlags[] = {
     {Flag::trace, "trace", 0, "FILE",
      "write a timeline of every node's faults, fetches, locks, barriers and messages to FILE (trace-event JSON, "
      "for Perfetto or chrome://tracing)"},
+    {Flag::races, "races", 0, nullptr,
+     "report data races at the end: bytes two nodes wrote in intervals no lock or barrier ordered (slower; see "
+     "races.md)"},
     {Flag::timeout, "timeout", 0, "SECONDS", "end the job if it runs longer (exit status 124)"},
     {Flag::hang_timeout, "hang-timeout", 0, "SECONDS",
      "end the job when a node makes no progress this long (stopped, frozen; default 5, 0: never)"},
@@ -162,6 +165,22 @@ void check_emu(RunConfig &cfg, const Setting &fabric, const Setting &emu, const 
   cfg.emu_base = values[2].empty() ? "shm" : values[2];
 }
 
+// --races needs writes that pass through rdsm's diffs, and the nodes' logs
+// on this host.
+void check_races(const RunConfig &cfg, const std::string &source) {
+  const std::string named = source == "--races" ? source : "--races (" + source + ")";
+  if (cfg.fabric == "mpi")
+    throw UsageError(named + " is not available with --fabric mpi: the nodes' race logs are read on this host; run "
+                     "on one host with --fabric shm, or leave --races out");
+  ProtocolConfig probe = *find_protocol(cfg.protocol);
+  std::string error;
+  apply_axes(probe, cfg.axes, error);  // checked already
+  if (probe.coherence == CoherenceAxis::hardware)
+    throw UsageError(named + " needs a protocol that keeps copies coherent in software: under " + cfg.protocol +
+                     " the hardware keeps one memory coherent and no write passes through rdsm; choose another "
+                     "--protocol (e.g. rdsm)");
+}
+
 RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
@@ -169,7 +188,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"}, emu{{}, "RDSM_EMU"}, emu_preset{{}, "RDSM_EMU_PRESET"},
       emu_base{{}, "RDSM_EMU_BASE"},
       placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"},
-      threads{{}, "RDSM_THREADS"}, hang{{}, "RDSM_HANG_TIMEOUT"}, trace{{}, "RDSM_TRACE"};
+      threads{{}, "RDSM_THREADS"}, hang{{}, "RDSM_HANG_TIMEOUT"}, trace{{}, "RDSM_TRACE"}, races{{}, "RDSM_RACES"};
   std::optional<std::string> stats_text, timeout_text;
   RunConfig cfg;
   *wants_help = false;
@@ -240,6 +259,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       case Flag::threads: threads.flag_value = value; break;
       case Flag::stats: stats_text = value; break;
       case Flag::trace: trace.flag_value = value; break;
+      case Flag::races: races.flag_value = "on"; break;
       case Flag::timeout: timeout_text = value; break;
       case Flag::hang_timeout: hang.flag_value = value; break;
       case Flag::quiet: cfg.quiet = true; break;
@@ -379,6 +399,14 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     }
   }
 
+  if (auto v = races.value(&source, "races")) {
+    if (*v != "on" && *v != "off" && *v != "1" && *v != "0")
+      throw UsageError("RDSM_RACES=" + *v + " in the environment is not a choice; use on (report data races at "
+                       "the end of the job) or off");
+    cfg.races = *v == "on" || *v == "1";
+    if (cfg.races) check_races(cfg, source);
+  }
+
   if (i >= argc)
     throw UsageError("missing the program to run (usage: rdsm run -n N [options] program [args...])");
   cfg.program = argv[i];
@@ -504,7 +532,9 @@ std::string run_help() {
       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_AXES,\n"
        "RDSM_HANDLER, RDSM_MEMORY, RDSM_FABRIC, RDSM_EMU, RDSM_EMU_PRESET,\n"
        "RDSM_EMU_BASE, RDSM_PLACEMENT, RDSM_REGION_SIZE, RDSM_LOCKS, RDSM_THREADS,\n"
-       "RDSM_HANG_TIMEOUT and RDSM_TRACE when set; RDSM_PREPOPULATE=on|off|SIZE\n"
+       "RDSM_HANG_TIMEOUT, RDSM_TRACE and RDSM_RACES (on|off) when set;\n"
+       "RDSM_RACE_LOG=SIZE caps each node's race log (default 256M);\n"
+       "RDSM_PREPOPULATE=on|off|SIZE\n"
        "(default on: 512 MiB per node) gives allocated pages memory on every node\n"
        "when they are allocated rather than when first fetched.\n"
        "\n" +

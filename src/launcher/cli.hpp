@@ -27,6 +27,8 @@ struct RunConfig {
   int threads = 1;
   std::string stats_file;  // empty: no JSON
   std::string trace_file;  // absolute; empty: no timeline trace
+  bool races = false;      // --races: report data races at the end of the job
+  std::string races_dir;   // where the nodes write their race logs (made by the launcher)
   double timeout_seconds = 0;  // 0: no limit
   double hang_seconds = 5;     // a node silent this long is hung (heartbeat.hpp); 0: never
   bool quiet = false;

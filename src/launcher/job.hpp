@@ -35,6 +35,7 @@ struct JobResult {
   int forked_jobs = 0;            // how many jobs the fork-join program formed
   std::string memory;             // the memory backend node 0 reported; empty if it never had a region
   uint64_t region_bytes = 0;      // the size of node 0's region; 0 if it never had one
+  std::string races_json;         // --races: the race report as JSON, once made
 };
 
 // Runs the job to its end.  Messages about failures are printed to stderr

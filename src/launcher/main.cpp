@@ -10,17 +10,40 @@
 #include "launcher/stats_json.hpp"
 #include "launcher/summary.hpp"
 #include "launcher/version.hpp"
+#include "races/race_job.hpp"
+#include "races/race_report.hpp"
 #include "stats/trace.hpp"
 
 using namespace rdsm::launcher;
 
 namespace {
 
-int run(const RunConfig &cfg) {
-  if (cfg.fabric == "mpi") return exec_mpirun(cfg);
+// Races listed on stderr; the --stats file has every one.
+constexpr size_t kRacesListed = 100;
+
+int run(const RunConfig &given) {
+  if (given.fabric == "mpi") return exec_mpirun(given);
+  RunConfig cfg = given;
   // Parts left by an earlier job that died with its launcher are not this job's.
   if (!cfg.trace_file.empty()) rdsm::trace::remove_parts(cfg.trace_file);
+  if (cfg.races) {
+    std::string error;
+    if (!rdsm::races::make_log_dir(&cfg.races_dir, &error)) {
+      fprintf(stderr, "rdsm: error: --races: %s\n", error.c_str());
+      return 1;
+    }
+  }
   JobResult result = run_job(cfg);
+  // A race report is no failure: the exit status stays the program's.
+  std::string race_text;
+  if (cfg.races) {
+    if (result.end == JobEnd::success) {
+      rdsm::races::RaceReport report = rdsm::races::make_race_report(cfg.races_dir);
+      race_text = rdsm::races::race_report_text(report, kRacesListed);
+      result.races_json = rdsm::races::race_report_json(report);
+    }
+    rdsm::races::remove_log_dir(cfg.races_dir);
+  }
   int status = result.exit_status;
   if (!cfg.trace_file.empty()) {
     if (!rdsm::trace::merge_parts(cfg.trace_file)) {
@@ -37,6 +60,7 @@ int run(const RunConfig &cfg) {
     }
   }
   if (result.end == JobEnd::success && !cfg.quiet) print_summary(stderr, cfg, result);
+  fputs(race_text.c_str(), stderr);  // also with --quiet: it was asked for
   return status;
 }
 

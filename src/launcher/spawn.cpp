@@ -51,6 +51,8 @@ std::vector<std::string> node_environment(const RunConfig &cfg, int rank, const 
       {"RDSM_THREADS", std::to_string(cfg.threads)},
       {"RDSM_HANG_TIMEOUT", std::to_string(cfg.hang_seconds)},  // a fork-join master watches its workers
       {"RDSM_TRACE", cfg.trace_file},  // the nodes write parts of it; the launcher merges them
+      {"RDSM_RACES", cfg.races ? "on" : "off"},
+      {"RDSM_RACES_DIR", cfg.races_dir},  // the nodes' race logs; the launcher reports and removes them
   };
   std::vector<std::string> env;
   for (char **e = environ; e && *e; ++e) {

@@ -174,6 +174,7 @@ std::string stats_json(const RunConfig &cfg, const JobResult &result) {
   member("wall_seconds", num(result.wall_seconds));
   member("exit_status", std::to_string(result.exit_status));
   if (!result.error.empty()) member("error", str(result.error));
+  if (!result.races_json.empty()) member("races", result.races_json);
   out += "  \"per_node\": [";
   bool first = true;
   for (const auto &n : result.nodes) {

@@ -146,6 +146,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
 void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval, bool keep,
                            std::vector<uint32_t> *changed) {
   if (pages.empty()) return;
+  if (races_) record_diffs(pages);
   if (cfg_.diff == DiffAxis::one_sided) {
     propagate_diffs_one_sided(pages, interval, keep, changed);
     return;
@@ -194,8 +195,7 @@ void Hlrc::on_diff(const fabric::Message &m) {
     if ((size_t)(end - p) < sizeof e) fatal("internal error: truncated diff message from node %d", m.src);
     memcpy(&e, p, sizeof e);
     p += sizeof e;
-    if ((size_t)(end - p) < e.len || e.page >= pages_ ||
-        !diff_apply(region_->sys_page(e.page), kPageBytes, p, e.len))
+    if ((size_t)(end - p) < e.len || e.page >= pages_ || !apply_diff_at_home(e.page, p, e.len))
       fatal("internal error: malformed diff for page %u from node %d", e.page, m.src);
     p += e.len;
     fault_point("diff_apply");

@@ -50,6 +50,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   }
   opt_.region_bytes = resolve_region_bytes(opt_);
   pages_ = opt_.region_bytes / kPageBytes;
+  setup_race_recording();
   data_seg_ = f_.register_segment(opt_.region_bytes);
   dir_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
   version_seg_ = f_.register_segment(pages_ * nodes_ * sizeof(uint32_t));
@@ -149,13 +150,16 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   });
 
   if (cfg_.lock == LockAxis::atomic) {
-    locks_ = std::make_unique<sync::AtomicLocks>(f_, opt_.locks, nodes_ * sizeof(uint32_t) + sizeof(LockHolder));
+    locks_ = std::make_unique<sync::AtomicLocks>(f_, opt_.locks,
+                                                 nodes_ * sizeof(uint32_t) + sizeof(LockHolder) + race_clock_bytes());
   } else {
     sync::LockHooks lh;
-    lh.make_grant = [this](int, const uint8_t *req, size_t len) {
+    lh.make_grant = [this](int id, int, const uint8_t *req, size_t len) {
       VClock theirs(len / 4);
       memcpy(theirs.data(), req, theirs.size() * 4);
-      return notices_.since(theirs).encode();
+      sync::Bytes grant = notices_.since(theirs).encode();
+      if (races_) race_append_lock_clock(id, grant);
+      return grant;
     };
     locks_ = std::make_unique<sync::LockService>(f_, opt_.locks, lh);
   }
@@ -209,6 +213,7 @@ void Hlrc::finish() {
     barrier_->wait(vc_bytes(), while_waiting());
   }
   if (nodes_ > 1 && cfg_.coherence == CoherenceAxis::software) remove_fault_dispatch();
+  if (races_) finish_race_log();
 }
 
 bool Hlrc::versions_cover(const uint32_t *have, const uint32_t *need) const {
@@ -222,6 +227,7 @@ void Hlrc::take_twin_slot(size_t page) {
 }
 
 void Hlrc::free_twin(size_t page) {
+  races::PageLocks::Hold hold(twin_locks_, page);  // --races: a home page's twin, against the diff handler
   if (twin_slot_[page] >= 0) {
     pool_free_[pool_free_count_++] = (uint32_t)twin_slot_[page];
     twin_slot_[page] = -1;
@@ -252,6 +258,7 @@ void Hlrc::make_writable(size_t page) {
     // The home's copy is the master: no twin; the write is noted so that
     // the interval's notices name the page.
     home_starts_writing(page);
+    if (races_) twin_home_page(page);  // except that recording needs its writes
   }
   state_[page] = kWritable;
   note_written(page);
@@ -316,7 +323,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
   add(write ? stats().write_faults : stats().read_faults);
   if (trace::on())
     trace::record(write ? trace::Kind::write_fault : trace::Kind::read_fault, traced_from, now_ns(), (uint32_t)page);
-  if (!scan_ && home == self_ && !copied_at_home(page)) {
+  if (!scan_ && home == self_ && !copied_at_home(page) && !races_) {
     // Nobody has a copy: the home may write without noticing (see hlrc.hpp),
     // and so it may the home pages after it that nobody has copied either:
     // one fault and one protection change for a run of them.
@@ -417,6 +424,7 @@ void Hlrc::close_interval() {
   const bool keep = cfg_.rewrites == RewriteAxis::compare;
   ProtectionBatch batch(*region_);
   if (keep) sweep_kept(batch);
+  if (races_) note_harvested_writes();
   released_interval_ = 0;
   if (written_count_ == 0) {
     batch.apply();
@@ -441,6 +449,7 @@ void Hlrc::close_interval() {
   home_stops_writing(unkept_.data(), unkept_.size());
   unkept_.clear();
   home_stops_writing(written.data(), written.size());
+  if (races_) record_home_writes(written, keep);
   for (uint32_t &p : written) {
     written_[p] = 0;
     if (home_[p] == self_)
@@ -458,6 +467,7 @@ void Hlrc::close_interval() {
   if (keep) keep_written(written);
   publish_interval(id, written);
   notices_.add_own(self_, id, std::move(written));
+  if (races_) seal_race_interval(id);
 }
 
 void Hlrc::release() {

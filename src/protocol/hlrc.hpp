@@ -37,6 +37,9 @@
 //                held exclusively at its home as one whole-page write
 //   detect       write_scan.cpp       write-protect faults / no fault: a scan of
 //                the page tables at release finds the written pages
+//
+// Under --races (race_recording.cpp) the engine also records, per interval,
+// the bytes this node wrote and the clock it began with.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -57,6 +60,8 @@
 #include "protocol/presets.hpp"
 #include "protocol/protocol.hpp"
 #include "protocol/stride_run.hpp"
+#include "races/page_locks.hpp"
+#include "races/race_recorder.hpp"
 #include "rdsm.h"
 #include "sync/locks.hpp"
 
@@ -505,6 +510,37 @@ class Hlrc final : public Protocol {
   PageArray<uint32_t> pf_origin_;  // a sentinel: the page whose fault started its window
   PageArray<Biased<uint8_t, uint8_t(kMaxPrefetchWindow)>> pf_limit_;  // the largest window a fault on this page may start
   size_t last_miss_ = SIZE_MAX - 1;  // the page of the latest miss that fetched
+
+  // ---- data-race recording, --races only (race_recording.cpp)
+  // Forces the axes recording needs and makes the recorder (constructor).
+  void setup_race_recording();
+  size_t race_clock_bytes() const { return races_ ? races_->clock_bytes() : 0; }
+  // A home page becomes writable: it gets a twin like any copy.
+  void twin_home_page(size_t page);
+  // Pages about to be diffed against their twins: their changed bytes.
+  void record_diffs(const std::vector<uint32_t> &pages);
+  // close_interval: pages only the diff handler found written are noted.
+  void note_harvested_writes();
+  // close_interval: the written home pages' changed bytes; their twins are
+  // freed unless kept (`keep`: keep_written brings them up to date).
+  void record_home_writes(const std::vector<uint32_t> &written, bool keep);
+  void seal_race_interval(uint32_t id);
+  // on_diff: applies another node's diff to a home page (and its twin).
+  bool apply_diff_at_home(uint32_t page, const uint8_t *diff, size_t len);
+  // At an acquire: the open interval ends before anything is learnt, so
+  // that all writes of an interval began with one clock.
+  void race_acquire_begins();
+  // Takes the releaser's clock off what came with a lock (empty: none).
+  races::Clock race_take_lock_clock(sync::Bytes &got);
+  void race_learnt(const races::Clock &c);
+  // `kept` is what goes with an atomic lock: the clock is added to it.
+  void race_lock_released(int id, sync::Bytes &kept);
+  void race_append_lock_clock(int id, sync::Bytes &grant);
+  void race_barrier_passed(const VClock &target);
+  void race_acquired_all();
+  void finish_race_log();
+  std::unique_ptr<races::RaceRecorder> races_;
+  races::PageLocks twin_locks_;  // a home page's twin against the diff handler
 };
 
 }  // namespace rdsm

@@ -51,7 +51,7 @@
 namespace rdsm {
 
 bool Hlrc::untrack_uncopied_home_page(size_t page, bool &fenced) {
-  if (scan_ || home_[page] != self_ || !uncopied_after_fence(page, fenced)) return false;
+  if (scan_ || races_ || home_[page] != self_ || !uncopied_after_fence(page, fenced)) return false;
   kept_[page] = 0;
   free_twin(page);
   mark_untracked(page);
@@ -95,6 +95,7 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
     if (state_[p] != kWritable) continue;  // invalidated meanwhile
     if (home_[p] == self_) {
       if (untracked_[p] || untrack_uncopied_home_page(p, fenced)) continue;
+      races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
       if (!has_twin_[p]) {
         take_twin_slot(p);
         has_twin_[p] = 1;
@@ -115,6 +116,7 @@ void Hlrc::unkeep(size_t page) {
 }
 
 void Hlrc::kept_home_page_written_elsewhere(size_t page) {
+  if (races_) return;  // the diff handler kept the twin up to date (race_recording.cpp)
   uint8_t *copy = region_->sys_page(page);
   if (memcmp(copy, twin(page), kPageBytes) != 0) note_written(page);
   memcpy(twin(page), copy, kPageBytes);

@@ -33,6 +33,8 @@ bool Hlrc::take_lock(int id, bool try_only) {
   // node may release a lock meanwhile, maybe the one a remote holder of
   // this lock waits for); learning what came with it is not.
   std::lock_guard<std::mutex> gate(sync_mu_);
+  if (races_) race_acquire_begins();
+  const races::Clock released = race_take_lock_clock(*got);
   if (cfg_.lock == LockAxis::manager) {
     if (!got->empty()) apply_notices(decode_or_die(*got, "a lock grant"));
   } else if (!got->empty()) {
@@ -42,6 +44,7 @@ bool Hlrc::take_lock(int id, bool try_only) {
     catch_up(target);
     open_lock_pages(*got);
   }
+  if (races_) race_learnt(released);
   fault_point("lock_held");
   add(stats().lock_acquires);
   span.flags = 1;  // acquired
@@ -53,7 +56,9 @@ void Hlrc::unlock(int id) {
   std::lock_guard<std::mutex> gate(sync_mu_);
   f_.poll();
   release_gated();
-  locks_->release(id, cfg_.lock == LockAxis::atomic ? lock_release_bytes() : sync::Bytes{});
+  sync::Bytes kept = cfg_.lock == LockAxis::atomic ? lock_release_bytes() : sync::Bytes{};
+  if (races_) race_lock_released(id, kept);
+  locks_->release(id, kept);
 }
 
 void Hlrc::barrier_impl(bool migrate) {
@@ -84,6 +89,7 @@ void Hlrc::barrier_impl(bool migrate) {
   add(stats().barrier_wait_ns, t1 - t0);
   trace::record(trace::Kind::barrier_wait, t0, t1);
   fault_point("barrier");
+  if (races_) race_barrier_passed(target);
   if (cfg_.barrier == BarrierAxis::manager)
     apply_notices(all);
   else
@@ -106,14 +112,16 @@ void Hlrc::acquire() {
   std::lock_guard<std::mutex> gate(sync_mu_);
   f_.poll();
   if (nodes_ == 1) return;
+  if (races_) race_acquire_begins();
   if (cfg_.notices == NoticeAxis::eager_push) {
     apply_pushed_notices();
-    return;
+  } else {
+    std::vector<int> writers;
+    for (int n = 0; n < nodes_; ++n)
+      if (n != self_) writers.push_back(n);
+    pull_notices(writers);
   }
-  std::vector<int> writers;
-  for (int n = 0; n < nodes_; ++n)
-    if (n != self_) writers.push_back(n);
-  pull_notices(writers);
+  if (races_) race_acquired_all();
 }
 
 }  // namespace rdsm

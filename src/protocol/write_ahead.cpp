@@ -115,6 +115,7 @@ void Hlrc::open_ahead(size_t first, size_t count) {
   if (count == 0) return;
   for (size_t q = first; q < first + count; ++q) {
     if (home_[q] == self_) home_starts_writing(q);
+    races::PageLocks::Hold hold(twin_locks_, q);  // --races: a home page's twin, against the diff handler
     take_twin_slot(q);
     memcpy(twin(q), region_->sys_page(q), kPageBytes);
     has_twin_[q] = 1;

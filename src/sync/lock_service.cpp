@@ -241,7 +241,7 @@ void LockService::answer_try(int id, int requester, const Bytes &grant) {
 }
 
 Bytes LockService::grant_to(int id, Local &l, int requester, const uint8_t *req, size_t len) {
-  Bytes payload = hooks_.make_grant(requester, req, len);
+  Bytes payload = hooks_.make_grant(id, requester, req, len);
   l.has_token = false;
   return with_header(id, requester, payload.data(), payload.size());
 }

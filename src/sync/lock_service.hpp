@@ -30,9 +30,10 @@
 namespace rdsm::sync {
 
 struct LockHooks {
-  // Builds the grant payload for `requester`, whose request carried
-  // `request`.  Called on the granting node (from a handler or from release).
-  std::function<Bytes(int requester, const uint8_t *request, size_t len)> make_grant;
+  // Builds the grant payload of lock `id` for `requester`, whose request
+  // carried `request`.  Called on the granting node (from a handler or from
+  // release).
+  std::function<Bytes(int id, int requester, const uint8_t *request, size_t len)> make_grant;
 };
 
 class LockService final : public Locks {

@@ -77,6 +77,18 @@ set_tests_properties(mp.stats_emu PROPERTIES LABELS "mp;emu;stats")
 rdsm_mp_test(trace 300 trace.sh ${RDSM_MP_EXE} $<TARGET_FILE:stress> $<TARGET_FILE:mp_fail_node>
              ${RDSM_MP_DIR}/trace_check.py)
 
+# Data-race reports (--races): a program with races on purpose is reported
+# exactly, under every software preset; the applications are reported race
+# free (Barnes' tree build only where its design races), under the default
+# preset and under the message-based baseline.
+rdsm_mp_test(races 120 races.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_racy> $<TARGET_FILE:mp_fail_node>
+             $<TARGET_FILE:sor> $<TARGET_FILE:splash_fft>)
+foreach(protocol rdsm async)
+  rdsm_mp_test(races_apps.${protocol} 300 races_apps.sh ${RDSM_MP_EXE} ${protocol} $<TARGET_FILE_DIR:sor>
+               ${PROJECT_SOURCE_DIR}/apps/barnes.c)
+endforeach()
+set_tests_properties(mp.races mp.races_apps.rdsm mp.races_apps.async PROPERTIES LABELS "mp;races")
+
 # The memory backend option, its errors and its fallback; a region larger
 # than mprotect can cover, under uffd.
 rdsm_mp_test(memory_backend 120 memory_backend.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial>)
