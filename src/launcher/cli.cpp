@@ -179,6 +179,10 @@ void check_races(const RunConfig &cfg, const std::string &source) {
     throw UsageError(named + " needs a protocol that keeps copies coherent in software: under " + cfg.protocol +
                      " the hardware keeps one memory coherent and no write passes through rdsm; choose another "
                      "--protocol (e.g. rdsm)");
+  if (probe.consistency == ConsistencyModel::sequential)
+    throw UsageError(named + " needs a release-consistency protocol: under " + cfg.protocol +
+                     " every program, racy or not, sees sequentially consistent memory and no write goes through "
+                     "diffs; choose another --protocol (e.g. rdsm)");
 }
 
 RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {

@@ -49,7 +49,7 @@ Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     locks_ = std::make_unique<sync::AtomicLocks>(f_, opt_.locks, 0);
   } else {
     sync::LockHooks hooks;
-    hooks.make_grant = [](int, const uint8_t *, size_t) { return sync::Bytes{}; };
+    hooks.make_grant = [](int, int, const uint8_t *, size_t) { return sync::Bytes{}; };
     locks_ = std::make_unique<sync::LockService>(f_, opt_.locks, hooks);
   }
   if (cfg_.barrier == BarrierAxis::atomic) {
