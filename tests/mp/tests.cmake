@@ -84,8 +84,7 @@ rdsm_mp_test(trace 300 trace.sh ${RDSM_MP_EXE} $<TARGET_FILE:stress> $<TARGET_FI
 rdsm_mp_test(races 120 races.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_racy> $<TARGET_FILE:mp_fail_node>
              $<TARGET_FILE:sor> $<TARGET_FILE:splash_fft>)
 foreach(protocol rdsm async)
-  rdsm_mp_test(races_apps.${protocol} 300 races_apps.sh ${RDSM_MP_EXE} ${protocol} $<TARGET_FILE_DIR:sor>
-               ${PROJECT_SOURCE_DIR}/apps/barnes.c)
+  rdsm_mp_test(races_apps.${protocol} 300 races_apps.sh ${RDSM_MP_EXE} ${protocol} $<TARGET_FILE_DIR:sor>)
 endforeach()
 set_tests_properties(mp.races mp.races_apps.rdsm mp.races_apps.async PROPERTIES LABELS "mp;races")
 
