@@ -78,9 +78,9 @@ rdsm_mp_test(trace 300 trace.sh ${RDSM_MP_EXE} $<TARGET_FILE:stress> $<TARGET_FI
              ${RDSM_MP_DIR}/trace_check.py)
 
 # Data-race reports (--races): a program with races on purpose is reported
-# exactly, under every software preset; the applications are reported race
-# free (Barnes' tree build only where its design races), under the default
-# preset and under the message-based baseline.
+# exactly, under every software preset; the applications, Barnes included,
+# are reported race free under the default preset and under the
+# message-based baseline.
 rdsm_mp_test(races 120 races.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_racy> $<TARGET_FILE:mp_fail_node>
              $<TARGET_FILE:sor> $<TARGET_FILE:splash_fft>)
 foreach(protocol rdsm async)
