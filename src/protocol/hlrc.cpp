@@ -99,6 +99,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   if (cfg_.rewrites == RewriteAxis::compare) {
     kept_.reset(pages_);
     kept_list_.reset(pages_);
+    twin_others_versions_.reset(pages_);
   }
   if (cfg_.home == HomeAxis::migrate) {
     last_writer_.reset(pages_);

@@ -310,7 +310,16 @@ class Hlrc final : public Protocol {
   void unkeep(size_t page);
   // An acquire learnt that another node wrote this kept home page.
   void kept_home_page_written_elsewhere(size_t page);
+  // A kept home page differs from its twin: named written, and "maybe
+  // written" if other nodes' diffs landed since the twin was taken.
+  void note_kept_home_change(size_t page);
+  // Brings a kept home page's twin up to date, with the versions it holds.
+  void refresh_home_twin(size_t page);
+  // The sum of the other nodes' version entries of a home page: it moves
+  // whenever another node's diff lands (the diff comes before its version).
+  uint32_t others_versions(size_t page);
   PageArray<uint8_t> kept_;
+  PageArray<uint32_t> twin_others_versions_;  // kept home pages: others_versions() when the twin was taken
   PageArray<uint32_t> kept_list_;  // may hold pages dropped since; capacity = pages
   size_t kept_count_ = 0;
 

@@ -86,8 +86,17 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   std::vector<uint32_t> touched;
   notices_.visit(since, target, [&](const Interval &iv) {
     for (uint32_t entry : iv.pages) {
-      if (entry & kMaybeWritten) continue;  // the old home's copy has it anyway
-      uint32_t p = entry;
+      uint32_t p = notice_page(entry);
+      // "Maybe written" names what a home may have written unnoticed: writes
+      // to a page nobody had copied, or a difference from its twin that
+      // other nodes' diffs may have made (rewrite_detection.cpp).  Before a
+      // page's first move such a notice is the master's set-up, not counted
+      // (the old home's copy has it anyway), or no SPLASH page would ever
+      // move.  After a move it comes from the new home, which writes the
+      // page unnoticed while nobody copies it: counted, or a page two nodes
+      // write in turns looks written by the other node alone, epoch after
+      // epoch, and moves back and forth.
+      if ((entry & kMaybeWritten) && (moves_[p] == 0 || (int)home_[p] != (int)iv.writer)) continue;
       auto &e = epoch_writer_[p];
       if (e == kNoWriter) {
         e = (int16_t)iv.writer;

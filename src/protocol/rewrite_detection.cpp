@@ -27,6 +27,13 @@
 // be the diff alone) and refreshes the twin.  Diffs that land without such
 // an acquire are from writers the home does not synchronise with, so in a
 // data-race-free program the home never writes their bytes.
+// A difference the home cannot tell from other nodes' diffs is named
+// "maybe written" rather than written when such a diff has landed since the
+// twin was taken (the page's version entries of other nodes moved): the
+// notice invalidates the same, but home migration does not take it for a
+// write of the home's own (home_migration.cpp), or a page a worker wrote
+// would stay at the master whenever the worker's diff happened to land
+// before the master's release compared the page.
 //
 // A kept page at its home that is found written again while nobody has a
 // copy of it any more (the copies were dropped on notices) goes back to
@@ -64,10 +71,12 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
   for (size_t i = 0; i < kept_count_; ++i) {
     uint32_t p = kept_list_[i];
     if (!kept_[p]) continue;  // dropped since (invalidated, moved)
-    if (written_[p] || memcmp(region_->sys_page(p), twin(p), kPageBytes) != 0) {
+    bool faulted = written_[p];
+    if (faulted || memcmp(region_->sys_page(p), twin(p), kPageBytes) != 0) {
       if (untrack_uncopied_home_page(p, fenced)) continue;  // written, with nobody to tell
       kept_[p] = 1;
-      note_written(p);
+      if (faulted || home_[p] != self_) note_written(p);
+      else note_kept_home_change(p);
       kept_list_[kept++] = p;
       continue;
     }
@@ -100,7 +109,7 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
         take_twin_slot(p);
         has_twin_[p] = 1;
       }
-      memcpy(twin(p), region_->sys_page(p), kPageBytes);
+      refresh_home_twin(p);
     }  // elsewhere the diff brought the twin up to date
     if (!kept_[p]) {
       kept_[p] = 1;
@@ -117,9 +126,28 @@ void Hlrc::unkeep(size_t page) {
 
 void Hlrc::kept_home_page_written_elsewhere(size_t page) {
   if (races_) return;  // the diff handler kept the twin up to date (race_recording.cpp)
-  uint8_t *copy = region_->sys_page(page);
-  if (memcmp(copy, twin(page), kPageBytes) != 0) note_written(page);
-  memcpy(twin(page), copy, kPageBytes);
+  if (memcmp(region_->sys_page(page), twin(page), kPageBytes) != 0) note_kept_home_change(page);
+  refresh_home_twin(page);
+}
+
+void Hlrc::note_kept_home_change(size_t page) {
+  if (!written_[page] && others_versions(page) != twin_others_versions_[page]) maybe_written_[page] = 1;
+  note_written(page);
+}
+
+void Hlrc::refresh_home_twin(size_t page) {
+  // The versions first: a diff landing during the copy then shows as a
+  // change of versions at the next comparison (named maybe written), never
+  // as a write of the home's own.
+  twin_others_versions_[page] = others_versions(page);
+  memcpy(twin(page), region_->sys_page(page), kPageBytes);
+}
+
+uint32_t Hlrc::others_versions(size_t page) {
+  uint32_t sum = 0;
+  for (int x = 0; x < nodes_; ++x)
+    if (x != self_) sum += version(page, x).load(std::memory_order_acquire);
+  return sum;
 }
 
 }  // namespace rdsm
