@@ -283,17 +283,18 @@ def columns_of(columns, preset, memories):
     return [by_memory[m] for m in memories]
 
 
-def uffd_delivery(build, quick):
-    """Runs micro_uffd_delivery once (it measures the kernel, not a preset):
-    its table as text and its figures, or None where uffd cannot run."""
-    prog = os.path.join(build, "apps", "micro_uffd_delivery")
+def standalone_program(build, name, extra_args):
+    """Runs a micro-benchmark that measures the kernel and the protection
+    backends, not a preset (started directly, no rdsm run): its table (the
+    lines of its output that start with two spaces) and its JSON figures,
+    or None where it is not built or cannot run."""
+    prog = os.path.join(build, "apps", name)
     if not os.path.exists(prog):
         return None
     with tempfile.TemporaryDirectory(prefix="rdsm-microbench-") as tmp:
-        path = os.path.join(tmp, "delivery.json")
-        args = [prog, "--json", path] + (["--pages", "256", "--rounds", "3"] if quick else [])
+        path = os.path.join(tmp, name + ".json")
         try:
-            done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+            done = subprocess.run([prog, "--json", path] + extra_args, capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired):
             return None
         if done.returncode != 0 or not os.path.exists(path):
@@ -302,6 +303,17 @@ def uffd_delivery(build, quick):
             figures = json.load(fh)
     lines = [l for l in done.stdout.splitlines() if l.startswith("  ")]
     return {"text": "".join(l + "\n" for l in lines), "figures": figures}
+
+
+def uffd_delivery(build, quick):
+    """micro_uffd_delivery: a uffd fault delivered by signal and by thread."""
+    return standalone_program(build, "micro_uffd_delivery", ["--pages", "256", "--rounds", "3"] if quick else [])
+
+
+def page_groups(build, quick):
+    """micro_protect: one protection change for a group of 1, 8 or 64 pages,
+    for each backend, against one change per page."""
+    return standalone_program(build, "micro_protect", ["--pages", "256", "--rounds", "3"] if quick else [])
 
 
 # The emu fabric's charges, one parameter at a time (micro_emu: the cost per
@@ -546,6 +558,10 @@ def main():
     delivery = uffd_delivery(build, opts.quick) if "mprotect" not in ran or len(ran) > 1 else None
     if delivery:
         out.write("\nuffd fault delivery, the kernel alone (micro_uffd_delivery):\n%s" % delivery["text"])
+    groups = page_groups(build, opts.quick)
+    if groups:
+        out.write("\npage-group protection changes, us per call / per page; the last column: 64 one-page calls\n"
+                  "against one 64-page call (micro_protect, the backends alone):\n%s" % groups["text"])
     charges = emu_charges(rdsm, build, opts.quick) if not opts.no_emu else None
     if charges:
         print_emu_charges(charges, out)
@@ -575,6 +591,7 @@ def main():
                          for e in failures],
             "notes": notes,
             "uffd_delivery": delivery["figures"] if delivery else None,
+            "page_groups": groups["figures"] if groups else None,
             "emu_charges": charges,
         }
         try:
