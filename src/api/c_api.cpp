@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "races/allocation_sites.hpp"
 #include "stats/stats.hpp"
+#include "stats/trace.hpp"
 
 using namespace rdsm;
 
@@ -141,6 +142,8 @@ void rdsm_get_stats(rdsm_stats *out) {
   runtime_for("rdsm_get_stats");
   if (!out) api_error("rdsm_get_stats", "NULL output pointer; pass the address of an rdsm_stats to fill in");
   *out = stats().snapshot();
+  uint64_t t = now_ns();
+  trace::record(trace::Kind::stats_read, t, t);  // rdsm sim ends the timed part here
 }
 void rdsm_reset_stats(void) {
   runtime_for("rdsm_reset_stats");

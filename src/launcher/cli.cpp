@@ -439,7 +439,7 @@ CommandLine parse_command_line(int argc, char **argv) {
                      "; the options before a command are --help and --version (did you mean `rdsm run " + cmd +
                      " ...`?)");
   } else {
-    throw UsageError("unknown command " + quoted(cmd) + "; the commands are run, bench and report (see `rdsm --help`)");
+    throw UsageError("unknown command " + quoted(cmd) + "; the commands are run, bench, report and sim (see `rdsm --help`)");
   }
   return cl;
 }
@@ -449,6 +449,7 @@ std::string general_help() {
          "       rdsm run --help\n"
          "       rdsm bench [options]      (rdsm bench --help)\n"
          "       rdsm report FILE.json [--out DIR]\n"
+         "       rdsm sim TRACE.json [--emu-preset NAME] [--emu P=V,...]   (rdsm sim --help)\n"
          "       rdsm --version\n"
          "\n"
          "rdsm runs a program as a job of N processes (nodes) that share memory through\n"
@@ -459,6 +460,7 @@ std::string general_help() {
          "  run     start a job and wait for it (see `rdsm run --help`)\n"
          "  bench   run the applications over protocols and node counts, write one JSON file\n"
          "  report  print tables and draw the seeds' figures (PNG) from a bench JSON file\n"
+         "  sim     predict a traced job's time under a modelled network (the emu fabric's model)\n"
          "\n"
          "user guide: " +
          guide_path() + "\n";

@@ -21,7 +21,7 @@ struct Tool {
   const char *command;
   const char *script;
 };
-const Tool kTools[] = {{"bench", "rdsm_bench.py"}, {"report", "rdsm_report.py"}};
+const Tool kTools[] = {{"bench", "rdsm_bench.py"}, {"report", "rdsm_report.py"}, {"sim", "rdsm_sim.py"}};
 }  // namespace
 
 int run_python_tool(int argc, char **argv) {
@@ -44,6 +44,7 @@ int run_python_tool(int argc, char **argv) {
       return 2;
     }
     setenv("RDSM_BUILD_DIR", programs.c_str(), 0);
+    setenv("RDSM_LAUNCHER", (here + "/rdsm").c_str(), 0);  // the tools ask it for its presets
     std::vector<char *> args;
     args.push_back(const_cast<char *>("python3"));
     args.push_back(const_cast<char *>(script.c_str()));

@@ -35,6 +35,7 @@ enum class Kind : uint8_t {
   handler,           // a: bytes, b: source node, flags: message type, c: flow id
   send,              // a: bytes, b: destination, flags: message type, c: flow id
   stats_reset,       // the statistics start again here (rdsm_reset_stats)
+  stats_read,        // the program read its statistics (rdsm_get_stats): where it stops its clock
   count
 };
 

@@ -83,7 +83,8 @@ bool read_part(const std::string &file, Parts &parts) {
 
 const char *kind_name(uint8_t k) {
   static const char *const names[] = {"read fault", "write fault", "fetch",   "release", "acquire",           "lock",
-                                      "barrier wait", "barrier protocol", "handler", "send", "statistics reset"};
+                                      "barrier wait", "barrier protocol", "handler", "send", "statistics reset",
+                                      "statistics read"};
   static_assert(sizeof names / sizeof *names == (size_t)Kind::count);
   return k < (uint8_t)Kind::count ? names[k] : "unknown";
 }
@@ -138,7 +139,8 @@ bool write_json(FILE *o, const Parts &parts) {
     for (const Event &e : t.events) {
       double ts = (double)(e.t0 - base) / 1000.0;
       sep();
-      bool instant = e.kind == (uint8_t)Kind::send || e.kind == (uint8_t)Kind::stats_reset;
+      bool instant = e.kind == (uint8_t)Kind::send || e.kind == (uint8_t)Kind::stats_reset ||
+                     e.kind == (uint8_t)Kind::stats_read;
       fprintf(o, "{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,", kind_name(e.kind),
               kind_category(e.kind), t.rank, t.tid, ts);
       if (instant)

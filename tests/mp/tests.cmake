@@ -76,6 +76,8 @@ set_tests_properties(mp.stats_emu PROPERTIES LABELS "mp;emu;stats")
 # The timeline trace (--trace): its counts are the statistics'.
 rdsm_mp_test(trace 300 trace.sh ${RDSM_MP_EXE} $<TARGET_FILE:stress> $<TARGET_FILE:mp_fail_node>
              ${RDSM_MP_DIR}/trace_check.py)
+# rdsm sim replays a trace: with no network it gives back the measured time.
+rdsm_mp_test(sim 300 sim.sh ${RDSM_MP_EXE} $<TARGET_FILE:sor> $<TARGET_FILE:tsp>)
 
 # Data-race reports (--races): a program with races on purpose is reported
 # exactly, under every software preset; the applications, Barnes included,

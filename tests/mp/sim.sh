@@ -1,0 +1,62 @@
+#!/bin/bash
+# sim.sh RDSM SOR TSP
+#
+# `rdsm sim`: a trace replayed with no network costs gives back the measured
+# time of every node (the replay keeps compute, events, barrier and lock
+# order: nothing is lost or counted twice), for one-sided (genima) and
+# message-based (async) protocols, with barriers (SOR) and locks (TSP); a
+# network makes the prediction longer, a slower one longer still; a wrong
+# trace or setting is an error that names it.
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 3 ] || fail "usage: sim.sh RDSM SOR TSP"
+RDSM=$1
+SOR=$2
+TSP=$3
+TRACE=$MP_TMP/trace.json
+
+ratio() {  # the predicted / measured ratio of the job, from rdsm sim's output
+  sed -n 's/^job .*(predicted \/ measured on shm: \([0-9.]*\))$/\1/p' "$MP_TMP/out"
+}
+
+for protocol in genima async; do
+  for app in sor tsp; do
+    if [ $app = sor ]; then prog=("$SOR" -m 512 -n 512 -i 10); else prog=("$TSP" --size test); fi
+    run_cmd 120 "$RDSM" run -n 2 --quiet --protocol "$protocol" --trace "$TRACE" "${prog[@]}"
+    expect_status 0
+    run_cmd 60 "$RDSM" sim "$TRACE"
+    expect_status 0
+    r=$(ratio)
+    [ "$r" = 1.00 ] || fail "$protocol $app: the replay with no network predicts $r of the measured time, not 1.00"
+    python3 - "$MP_TMP/out" <<'PY' || fail "$protocol $app: a node's replay differs from its measured time"
+import sys
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f and f[0].isdigit():
+        measured, predicted = float(f[1]), float(f[2])
+        if abs(predicted - measured) > 0.0001 + 0.005 * measured:
+            sys.exit("node %s: measured %s, predicted %s" % (f[0], f[1], f[2]))
+PY
+    run_cmd 60 "$RDSM" sim "$TRACE" --emu-preset rdma
+    expect_status 0
+    fast=$(ratio)
+    run_cmd 60 "$RDSM" sim "$TRACE" --emu-preset achievable --emu interrupt=50us
+    expect_status 0
+    slow=$(ratio)
+    python3 -c "import sys; f, s = float('$fast'), float('$slow'); sys.exit(0 if 1.0 <= f < s else 1)" ||
+      fail "$protocol $app: predicted/measured $fast on rdma and $slow on a slow network: not 1 <= rdma < slow"
+    echo "$protocol $app: replay 1.00, rdma $fast, achievable+interrupt=50us $slow"
+  done
+done
+
+run_cmd 30 "$RDSM" sim "$MP_TMP/no-such-trace.json"
+expect_status 2
+expect_stderr "rdsm sim: error: cannot read .*no-such-trace.json"
+echo '{"x": 1}' > "$MP_TMP/not-a-trace.json"
+run_cmd 30 "$RDSM" sim "$MP_TMP/not-a-trace.json"
+expect_status 2
+expect_stderr "not an rdsm trace: no traceEvents \(write one with rdsm run --trace FILE\)"
+run_cmd 30 "$RDSM" sim "$TRACE" --emu-preset nowhere
+expect_status 2
+expect_stderr "unknown emu preset 'nowhere'; the presets: none, achievable"
+echo "PASS: rdsm sim"
