@@ -13,9 +13,11 @@ when a node fails in the middle of a protocol step:
     and nothing new is left in /dev/shm.
 A trial whose node never reaches the point (the job passes) is counted as
 not reached, not as a failure; the driver fails if no trial reached its
-point at all.
+point at all.  With --reached, --trials counts the trials whose fault
+happened: trials are drawn until that many reached their point (at most
+five times as many drawn).
 
-Usage: fault_trials.py --rdsm BUILD/rdsm --apps BUILD/apps [--trials N]
+Usage: fault_trials.py --rdsm BUILD/rdsm --apps BUILD/apps [--trials N] [--reached]
                        [--seed S] [--nodes 2,4] [--stops FRACTION] [--json FILE]
 """
 import argparse
@@ -163,6 +165,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=60, help="rdsm run --timeout per trial")
     ap.add_argument("--stops", type=float, default=0.25,
                     help="fraction of trials whose node stops (SIGSTOP) instead of dying")
+    ap.add_argument("--reached", action="store_true",
+                    help="--trials counts the trials whose fault happened, not the trials drawn")
     ap.add_argument("--json", help="write every trial's record here")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
@@ -170,7 +174,10 @@ def main():
     node_counts = [int(x) for x in a.nodes.split(",")]
     print("fault trials: seed %d, %d trials" % (seed, a.trials), flush=True)
     records, failures = [], 0
-    for t in range(a.trials):
+    draws = 5 * a.trials if a.reached else a.trials
+    for t in range(draws):
+        if a.reached and sum(1 for r in records if r["verdict"] != "not reached") >= a.trials:
+            break
         app, args = rng.choice(APPS)
         point = rng.choice(sorted(POINTS))
         preset = rng.choice(sorted(POINTS[point]))
@@ -191,6 +198,9 @@ def main():
             json.dump({"seed": seed, "trials": records}, f, indent=1)
     print("fault trials: %d passed, %d not reached, %d failed (seed %d)" %
           (reached, len(records) - reached - failures, failures, seed))
+    if a.reached and reached + failures < a.trials:
+        print("FAIL: only %d of %d trials drawn reached their point" % (reached + failures, len(records)))
+        return 1
     if failures:
         print("FAIL")
         return 1
