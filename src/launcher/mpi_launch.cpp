@@ -1,11 +1,12 @@
 #include "launcher/mpi_launch.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
+
+#include "launcher/mpi_supervise.hpp"
 
 extern char **environ;
 
@@ -126,7 +127,7 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   return argv;
 }
 
-int exec_mpirun(const RunConfig &cfg) {
+int run_mpirun(const RunConfig &cfg) {
   std::vector<std::string> args;
   try {
     args = mpirun_command(cfg);
@@ -134,13 +135,7 @@ int exec_mpirun(const RunConfig &cfg) {
     fprintf(stderr, "rdsm: error: %s\n", e.what());
     return 2;
   }
-  std::vector<char *> argv;
-  for (auto &a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  fflush(nullptr);
-  execv(argv[0], argv.data());
-  fprintf(stderr, "rdsm: error: cannot run %s: %s\n", argv[0], strerror(errno));
-  return 127;
+  return supervise_mpirun(args);
 }
 
 }  // namespace rdsm::launcher

@@ -80,6 +80,15 @@ set_tests_properties(launcher.mpi.help PROPERTIES LABELS "mpi" PASS_REGULAR_EXPR
 add_test(NAME mpi.rank_killed COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_killed.sh $<TARGET_FILE:rdsm>
                                       $<TARGET_FILE:mp_fail_node>)
 set_tests_properties(mpi.rank_killed PROPERTIES LABELS "mp;mpi" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS: rank 2")
+# A rank stopped with SIGSTOP is found by the others' watchdogs within the
+# hang timeout, named, and the job ends; one that sleeps outside rdsm is
+# not hung.
+foreach(mode stop compute)
+  add_test(NAME mpi.rank_stopped.${mode} COMMAND ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_stopped.sh
+                                                 $<TARGET_FILE:rdsm> $<TARGET_FILE:mp_fail_node> ${mode})
+  set_tests_properties(mpi.rank_stopped.${mode} PROPERTIES LABELS "mp;mpi" TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "PASS: ${mode}")
+endforeach()
 
 # Emulated hosts (multihost/netns_hosts.sh): each "host" a network
 # namespace with a host name of its own, joined to the others by veth pairs
@@ -123,6 +132,14 @@ add_test(NAME multihost.hosts_distinct
 set_tests_properties(multihost.hosts_distinct PROPERTIES LABELS "mpi;multihost" TIMEOUT 60 SKIP_RETURN_CODE 77
                      PASS_REGULAR_EXPRESSION "rdsmmh[0-9]+-1[^\n]*\n(.*\n)*rdsmmh[0-9]+-2|rdsmmh[0-9]+-2[^\n]*\n(.*\n)*rdsmmh[0-9]+-1")
 list(APPEND multihost_tests multihost.hosts_distinct)
+# Host 2's link brought down while a job runs across both hosts: the job
+# ends non-zero within 5 s, naming the rank it lost, with nothing left.
+add_test(NAME multihost.link_down
+         COMMAND ${RDSM_NETNS} 2 ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/multihost/link_down.sh $<TARGET_FILE:rdsm>
+                 $<TARGET_FILE:mp_fail_node> @BRIDGE_DEV@ @HOSTS@)
+set_tests_properties(multihost.link_down PROPERTIES LABELS "mp;mpi;multihost" TIMEOUT 120 SKIP_RETURN_CODE 77
+                     PASS_REGULAR_EXPRESSION "PASS: link down")
+list(APPEND multihost_tests multihost.link_down)
 # Nothing of an emulated host outlives its test.
 add_test(NAME multihost.cleanup
          COMMAND ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/multihost/no_leftovers.sh)
