@@ -117,6 +117,19 @@ foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
                        LABELS "mp;mpi;multihost" TIMEOUT 1000 SKIP_RETURN_CODE 77
                        PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
+# The random stress at 4 ranks (two per host: every pair of ranks both on
+# one host and across the link) under the default preset and async, one
+# seed of half the rounds each: at 2 ranks a whole seed across the link
+# takes minutes on a busy machine.
+foreach(protocol async rdsm)
+  add_test(NAME multihost.stress.${protocol}.n4
+           COMMAND ${RDSM_NETNS} 2 $<TARGET_FILE:rdsm> run --fabric mpi -n 4 --hosts @HOSTS@ --protocol ${protocol}
+                   --timeout 900 $<TARGET_FILE:stress> --seeds 1:1 --rounds 10)
+  set_tests_properties(multihost.stress.${protocol}.n4 PROPERTIES
+                       LABELS "mp;mpi;multihost" TIMEOUT 1000 SKIP_RETURN_CODE 77
+                       PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+  list(APPEND multihost_tests multihost.stress.${protocol}.n4)
+endforeach()
 # The figures across the link (no limit on the time: TCP between namespaces
 # is this machine's kernel, not a network); a computing target must still
 # answer within 3x the idle time.
