@@ -1,8 +1,17 @@
 # The mpi fabric (built with -DRDSM_MPI=ON): processes started by mpirun on
 # this host, as a user starts any MPI program.
 set(RDSM_MPIRUN ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG})
-# Root is how CI runs; more ranks than cores is how a small machine runs 4.
-set(RDSM_MPIRUN_FLAGS --allow-run-as-root --oversubscribe)
+# Open MPI's mpirun or MPICH's mpiexec (hydra): their options differ.
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE mpiexec_version ERROR_VARIABLE mpiexec_version)
+if(mpiexec_version MATCHES "HYDRA")
+  # Hydra runs as root and places any number of ranks on a host unasked.
+  set(RDSM_MPIRUN_FLAGS)
+  set(RDSM_MPIRUN_HOSTS -hosts)
+else()
+  # Root is how CI runs; more ranks than cores is how a small machine runs 4.
+  set(RDSM_MPIRUN_FLAGS --allow-run-as-root --oversubscribe)
+  set(RDSM_MPIRUN_HOSTS --allow-run-as-root --mca osc ucx --host)
+endif()
 
 add_executable(mpi_fetch_latency ${CMAKE_CURRENT_SOURCE_DIR}/mpi/fetch_latency.cpp)
 target_include_directories(mpi_fetch_latency PRIVATE ${PROJECT_SOURCE_DIR}/src)
@@ -134,14 +143,13 @@ endforeach()
 # is this machine's kernel, not a network); a computing target must still
 # answer within 3x the idle time.
 add_test(NAME multihost.fetch_latency
-         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} --allow-run-as-root --bind-to none --mca osc ucx --host @HOSTS@
+         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} --bind-to none ${RDSM_MPIRUN_HOSTS} @HOSTS@
                  ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:mpi_fetch_latency> --iterations 1000 --max-ratio 3)
 set_tests_properties(multihost.fetch_latency PROPERTIES LABELS "mp;mpi;multihost" TIMEOUT 300 SKIP_RETURN_CODE 77
                      PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 # The ranks of these tests run on distinct hosts: two host names.
 add_test(NAME multihost.hosts_distinct
-         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} --allow-run-as-root --host @HOSTS@ ${MPIEXEC_NUMPROC_FLAG} 2
-                 uname -n)
+         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} ${RDSM_MPIRUN_HOSTS} @HOSTS@ ${MPIEXEC_NUMPROC_FLAG} 2 uname -n)
 set_tests_properties(multihost.hosts_distinct PROPERTIES LABELS "mpi;multihost" TIMEOUT 60 SKIP_RETURN_CODE 77
                      PASS_REGULAR_EXPRESSION "rdsmmh[0-9]+-1[^\n]*\n(.*\n)*rdsmmh[0-9]+-2|rdsmmh[0-9]+-2[^\n]*\n(.*\n)*rdsmmh[0-9]+-1")
 list(APPEND multihost_tests multihost.hosts_distinct)
