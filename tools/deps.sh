@@ -3,14 +3,17 @@
 # As root it installs what is missing with apt-get; otherwise it names the
 # packages and the command to install them, and fails.
 # With --mpi it also wants Open MPI, for builds with -DRDSM_MPI=ON, and
-# iproute2 for their tests across emulated hosts (network namespaces).
+# iproute2 for their tests across emulated hosts (network namespaces); with
+# --mpich, MPICH instead of Open MPI (docs/clusters.md says how to build
+# with it; Debian keeps Open MPI as mpicc and mpirun when both are there).
 set -euo pipefail
 
 packages=(cmake ninja-build g++ clang libgtest-dev python3 python3-matplotlib procps m4 pkg-config spin)
 for arg in "$@"; do
   case "$arg" in
     --mpi) packages+=(libopenmpi-dev openmpi-bin iproute2) ;;
-    *) echo "usage: $0 [--mpi]" >&2; exit 2 ;;
+    --mpich) packages+=(libmpich-dev mpich iproute2) ;;
+    *) echo "usage: $0 [--mpi] [--mpich]" >&2; exit 2 ;;
   esac
 done
 missing=()

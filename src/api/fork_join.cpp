@@ -33,6 +33,9 @@ namespace {
 
 constexpr uintptr_t kLowRegionBase = 0x40000000;  // 1 GiB
 constexpr uintptr_t kLowRegionTop = 0x100000000;  // 4 GiB
+// Under an MPI launcher, how long ranks other than 0 wait for rank 0 to
+// explain that the program cannot run there before they end.
+constexpr unsigned kRefusalWaitSeconds = 3;
 
 struct Worker {
   pid_t pid;
@@ -387,9 +390,14 @@ void init(size_t shared_bytes) {
     api_error("MAIN_INITENV", "called after rdsm_init; a fork-join (SPLASH) program uses MAIN_INITENV instead");
   Options base = options_from_environment();
   if (base.fabric == "mpi") {
-    // Rank 0 of the MPI job explains; mpirun ends the others when it exits.
-    if (mpi_launch_rank() > 0)
-      for (;;) pause();
+    // Rank 0 of the MPI job explains; Open MPI's mpirun ends the others
+    // when it exits.  MPICH's mpiexec does not (rank 0 exits before
+    // MPI_Init), so they end too, silently, once rank 0 has had the time
+    // to explain: exiting first, they could make mpirun end rank 0 before.
+    if (mpi_launch_rank() > 0) {
+      sleep(kRefusalWaitSeconds);
+      _exit(2);
+    }
     fatal("this is a fork-join (SPLASH) program: its master forks the workers (CREATE) on its own host, so it "
           "does not run on the mpi fabric or under an MPI launcher; start one process on one host: "
           "`rdsm run -n 1 PROGRAM ...` or the program alone (the program's own option sets how many workers)");

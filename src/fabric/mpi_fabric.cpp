@@ -58,6 +58,8 @@ MpiFabric::MpiFabric(const Options &opt) : mode_(opt.handler) {
   check(MPI_Comm_dup(MPI_COMM_WORLD, &quiet_comm_), "MPI_Comm_dup");
   wins_.reset(new Win[kMaxSegments]);
   join_host(opt);
+  // Made by every rank (it is collective); it watches where a timeout is set.
+  watchdog_ = std::make_unique<MpiWatchdog>(opt.hang_seconds);
 }
 
 MpiFabric::~MpiFabric() {
@@ -73,6 +75,7 @@ MpiFabric::~MpiFabric() {
     close(w.fd);
   }
   unmap_host();
+  watchdog_.reset();
   for (MPI_Comm *c : {&msg_comm_, &barrier_comm_, &quiet_comm_, &host_comm_})
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
   mpi::end_mpi();
@@ -248,6 +251,7 @@ void MpiFabric::set_handler(MsgType type, Handler h) {
 void MpiFabric::start() {
   if (delivering_.exchange(true)) return;
   stopping_.store(false);
+  watchdog_->start();
   if (mode_ == HandlerMode::interrupt)
     thread_ = std::thread([this] {
       trace::name_thread("handler");
@@ -261,6 +265,7 @@ void MpiFabric::start() {
 }
 
 void MpiFabric::stop() {
+  watchdog_->stop();
   if (thread_.joinable()) {
     if (std::this_thread::get_id() == thread_.get_id())
       fatal("internal error: fabric stop() called from a message handler");

@@ -45,6 +45,7 @@
 #include "common/futex.hpp"
 #include "fabric/doorbell.hpp"
 #include "fabric/fabric.hpp"
+#include "fabric/mpi_watchdog.hpp"
 
 namespace rdsm::fabric {
 
@@ -169,6 +170,9 @@ class MpiFabric final : public Fabric {
   std::atomic<bool> delivering_{false};
   std::atomic<bool> stopping_{false};
   std::thread thread_;  // handler thread (interrupt) or progress thread (poll)
+
+  // Finds a lost rank between start() and stop() (RDSM_HANG_TIMEOUT > 0).
+  std::unique_ptr<MpiWatchdog> watchdog_;
 };
 
 }  // namespace rdsm::fabric

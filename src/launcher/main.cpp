@@ -22,7 +22,7 @@ namespace {
 constexpr size_t kRacesListed = 100;
 
 int run(const RunConfig &given) {
-  if (given.fabric == "mpi") return exec_mpirun(given);
+  if (given.fabric == "mpi") return run_mpirun(given);
   RunConfig cfg = given;
   // Parts left by an earlier job that died with its launcher are not this job's.
   if (!cfg.trace_file.empty()) rdsm::trace::remove_parts(cfg.trace_file);

@@ -1,11 +1,12 @@
 #include "launcher/mpi_launch.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
+
+#include "launcher/mpi_supervise.hpp"
 
 extern char **environ;
 
@@ -38,17 +39,22 @@ std::string find_mpirun() {
   return "";
 }
 
-// The options below are Open MPI's; another MPI's launcher would take
-// them for the program's.
-bool is_open_mpi(const std::string &mpirun) {
+// Open MPI's mpirun and MPICH's mpiexec (hydra) take different options;
+// each would take the other's for the program's.
+enum class Launcher { open_mpi, hydra, unknown };
+
+Launcher launcher_kind(const std::string &mpirun) {
   std::string cmd = "'" + mpirun + "' --version 2>&1";
   FILE *p = popen(cmd.c_str(), "r");
-  if (!p) return false;
+  if (!p) return Launcher::unknown;
   char buf[512];
   std::string out;
   while (fgets(buf, sizeof buf, p)) out += buf;
   pclose(p);
-  return out.find("Open MPI") != std::string::npos || out.find("OpenRTE") != std::string::npos;
+  if (out.find("Open MPI") != std::string::npos || out.find("OpenRTE") != std::string::npos)
+    return Launcher::open_mpi;
+  if (out.find("HYDRA") != std::string::npos) return Launcher::hydra;
+  return Launcher::unknown;
 }
 
 void set(const char *name, const std::string &value) {
@@ -71,10 +77,11 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
     throw UsageError(std::string("--fabric mpi: mpirun was not found (neither ") + kConfiguredMpirun +
                      ", found when rdsm was configured, nor in PATH); install the MPI rdsm was built with or put its "
                      "bin directory in PATH");
-  if (!is_open_mpi(mpirun))
-    throw UsageError("--fabric mpi: " + mpirun + " is not Open MPI's mpirun, whose options `rdsm run` passes; "
-                     "start the job with your MPI's own launcher instead (e.g. mpiexec -n N program), with the "
-                     "settings in RDSM_* variables");
+  Launcher kind = launcher_kind(mpirun);
+  if (kind == Launcher::unknown)
+    throw UsageError("--fabric mpi: " + mpirun + " is neither Open MPI's mpirun nor MPICH's mpiexec (hydra), "
+                     "whose options `rdsm run` knows; start the job with your MPI's own launcher instead (e.g. "
+                     "mpiexec -n N program), with the settings in RDSM_* variables");
 
   // The settings, as the nodes read them (common/options.hpp).
   setenv("RDSM_FABRIC", "mpi", 1);
@@ -91,12 +98,30 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   set("RDSM_HANG_TIMEOUT", hang);
 
   std::vector<std::string> argv{mpirun, "-n", std::to_string(cfg.nodes)};
-  // Open MPI refuses root unless told; whoever runs rdsm as root (a
-  // container, CI) has already made that choice.
-  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
   // Bound to a core each, the ranks of "hosts" that are one machine share
   // core 0, and the fabric's progress thread competes with its own rank.
   argv.insert(argv.end(), {"--bind-to", "none"});
+  if (kind == Launcher::hydra) {
+    // Hydra runs as root, places any number of ranks on a host and passes
+    // the environment without being told; its time limit is a variable.
+    if (!cfg.hosts.empty()) argv.insert(argv.end(), {"-hosts", cfg.hosts});
+    if (!cfg.hostfile.empty()) argv.insert(argv.end(), {"-f", cfg.hostfile});
+    if (cfg.timeout_seconds > 0)
+      setenv("MPIEXEC_TIMEOUT", std::to_string((long)std::ceil(cfg.timeout_seconds)).c_str(), 1);
+    std::string names;
+    for (char **e = environ; *e; ++e)
+      if (!strncmp(*e, "RDSM_", 5)) {
+        const char *eq = strchr(*e, '=');
+        if (eq) names += (names.empty() ? "" : ",") + std::string(*e, (size_t)(eq - *e));
+      }
+    argv.insert(argv.end(), {"-genvlist", names});
+    argv.push_back(cfg.program_path);
+    argv.insert(argv.end(), cfg.args.begin(), cfg.args.end());
+    return argv;
+  }
+  // Open MPI refuses root unless told; whoever runs rdsm as root (a
+  // container, CI) has already made that choice.
+  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
   size_t listed = 0;
   if (!cfg.hosts.empty()) {
     argv.insert(argv.end(), {"--host", cfg.hosts});
@@ -126,7 +151,7 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   return argv;
 }
 
-int exec_mpirun(const RunConfig &cfg) {
+int run_mpirun(const RunConfig &cfg) {
   std::vector<std::string> args;
   try {
     args = mpirun_command(cfg);
@@ -134,13 +159,7 @@ int exec_mpirun(const RunConfig &cfg) {
     fprintf(stderr, "rdsm: error: %s\n", e.what());
     return 2;
   }
-  std::vector<char *> argv;
-  for (auto &a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  fflush(nullptr);
-  execv(argv[0], argv.data());
-  fprintf(stderr, "rdsm: error: cannot run %s: %s\n", argv[0], strerror(errno));
-  return 127;
+  return supervise_mpirun(args);
 }
 
 }  // namespace rdsm::launcher

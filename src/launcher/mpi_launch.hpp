@@ -1,6 +1,7 @@
 // `rdsm run --fabric mpi`: a thin wrapper around Open MPI's mpirun, which
 // starts and owns the job; the nodes take their settings from RDSM_*
-// variables that mpirun hands to every rank, on every host.
+// variables that mpirun hands to every rank, on every host.  The launcher
+// stays to end a job that mpirun cannot end by itself (mpi_supervise.hpp).
 #pragma once
 #include <string>
 #include <vector>
@@ -14,8 +15,8 @@ namespace rdsm::launcher {
 // UsageError when this rdsm has no mpi fabric or no Open MPI mpirun is found.
 std::vector<std::string> mpirun_command(const RunConfig &cfg);
 
-// Replaces this process with mpirun; returns only when that fails (after
-// printing why), with the exit status to end with.
-int exec_mpirun(const RunConfig &cfg);
+// Runs the job under mpirun (mpi_supervise.hpp); returns the exit status
+// to end with.
+int run_mpirun(const RunConfig &cfg);
 
 }  // namespace rdsm::launcher

@@ -1,8 +1,17 @@
 # The mpi fabric (built with -DRDSM_MPI=ON): processes started by mpirun on
 # this host, as a user starts any MPI program.
 set(RDSM_MPIRUN ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG})
-# Root is how CI runs; more ranks than cores is how a small machine runs 4.
-set(RDSM_MPIRUN_FLAGS --allow-run-as-root --oversubscribe)
+# Open MPI's mpirun or MPICH's mpiexec (hydra): their options differ.
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE mpiexec_version ERROR_VARIABLE mpiexec_version)
+if(mpiexec_version MATCHES "HYDRA")
+  # Hydra runs as root and places any number of ranks on a host unasked.
+  set(RDSM_MPIRUN_FLAGS)
+  set(RDSM_MPIRUN_HOSTS -hosts)
+else()
+  # Root is how CI runs; more ranks than cores is how a small machine runs 4.
+  set(RDSM_MPIRUN_FLAGS --allow-run-as-root --oversubscribe)
+  set(RDSM_MPIRUN_HOSTS --allow-run-as-root --mca osc ucx --host)
+endif()
 
 add_executable(mpi_fetch_latency ${CMAKE_CURRENT_SOURCE_DIR}/mpi/fetch_latency.cpp)
 target_include_directories(mpi_fetch_latency PRIVATE ${PROJECT_SOURCE_DIR}/src)
@@ -80,6 +89,15 @@ set_tests_properties(launcher.mpi.help PROPERTIES LABELS "mpi" PASS_REGULAR_EXPR
 add_test(NAME mpi.rank_killed COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_killed.sh $<TARGET_FILE:rdsm>
                                       $<TARGET_FILE:mp_fail_node>)
 set_tests_properties(mpi.rank_killed PROPERTIES LABELS "mp;mpi" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS: rank 2")
+# A rank stopped with SIGSTOP is found by the others' watchdogs within the
+# hang timeout, named, and the job ends; one that sleeps outside rdsm is
+# not hung.
+foreach(mode stop compute)
+  add_test(NAME mpi.rank_stopped.${mode} COMMAND ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_stopped.sh
+                                                 $<TARGET_FILE:rdsm> $<TARGET_FILE:mp_fail_node> ${mode})
+  set_tests_properties(mpi.rank_stopped.${mode} PROPERTIES LABELS "mp;mpi" TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "PASS: ${mode}")
+endforeach()
 
 # Emulated hosts (multihost/netns_hosts.sh): each "host" a network
 # namespace with a host name of its own, joined to the others by veth pairs
@@ -108,21 +126,41 @@ foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
                        LABELS "mp;mpi;multihost" TIMEOUT 1000 SKIP_RETURN_CODE 77
                        PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
+# The random stress at 4 ranks (two per host: every pair of ranks both on
+# one host and across the link) under the default preset and async, one
+# seed of half the rounds each: at 2 ranks a whole seed across the link
+# takes minutes on a busy machine.
+foreach(protocol async rdsm)
+  add_test(NAME multihost.stress.${protocol}.n4
+           COMMAND ${RDSM_NETNS} 2 $<TARGET_FILE:rdsm> run --fabric mpi -n 4 --hosts @HOSTS@ --protocol ${protocol}
+                   --timeout 900 $<TARGET_FILE:stress> --seeds 1:1 --rounds 10)
+  set_tests_properties(multihost.stress.${protocol}.n4 PROPERTIES
+                       LABELS "mp;mpi;multihost" TIMEOUT 1000 SKIP_RETURN_CODE 77
+                       PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+  list(APPEND multihost_tests multihost.stress.${protocol}.n4)
+endforeach()
 # The figures across the link (no limit on the time: TCP between namespaces
 # is this machine's kernel, not a network); a computing target must still
 # answer within 3x the idle time.
 add_test(NAME multihost.fetch_latency
-         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} --allow-run-as-root --bind-to none --mca osc ucx --host @HOSTS@
+         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} --bind-to none ${RDSM_MPIRUN_HOSTS} @HOSTS@
                  ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:mpi_fetch_latency> --iterations 1000 --max-ratio 3)
 set_tests_properties(multihost.fetch_latency PROPERTIES LABELS "mp;mpi;multihost" TIMEOUT 300 SKIP_RETURN_CODE 77
                      PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 # The ranks of these tests run on distinct hosts: two host names.
 add_test(NAME multihost.hosts_distinct
-         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} --allow-run-as-root --host @HOSTS@ ${MPIEXEC_NUMPROC_FLAG} 2
-                 uname -n)
+         COMMAND ${RDSM_NETNS} 2 ${MPIEXEC_EXECUTABLE} ${RDSM_MPIRUN_HOSTS} @HOSTS@ ${MPIEXEC_NUMPROC_FLAG} 2 uname -n)
 set_tests_properties(multihost.hosts_distinct PROPERTIES LABELS "mpi;multihost" TIMEOUT 60 SKIP_RETURN_CODE 77
                      PASS_REGULAR_EXPRESSION "rdsmmh[0-9]+-1[^\n]*\n(.*\n)*rdsmmh[0-9]+-2|rdsmmh[0-9]+-2[^\n]*\n(.*\n)*rdsmmh[0-9]+-1")
 list(APPEND multihost_tests multihost.hosts_distinct)
+# Host 2's link brought down while a job runs across both hosts: the job
+# ends non-zero within 5 s, naming the rank it lost, with nothing left.
+add_test(NAME multihost.link_down
+         COMMAND ${RDSM_NETNS} 2 ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/multihost/link_down.sh $<TARGET_FILE:rdsm>
+                 $<TARGET_FILE:mp_fail_node> @BRIDGE_DEV@ @HOSTS@)
+set_tests_properties(multihost.link_down PROPERTIES LABELS "mp;mpi;multihost" TIMEOUT 120 SKIP_RETURN_CODE 77
+                     PASS_REGULAR_EXPRESSION "PASS: link down")
+list(APPEND multihost_tests multihost.link_down)
 # Nothing of an emulated host outlives its test.
 add_test(NAME multihost.cleanup
          COMMAND ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/multihost/no_leftovers.sh)

@@ -5,11 +5,12 @@
 # each with one veth interface on a bridge of the root namespace (its own
 # /24 of 10.213.0.0/16), reachable over TCP only.  In COMMAND's arguments
 # @HOSTS@ becomes the hosts' addresses, comma-separated (for --hosts) and
-# @BRIDGE_DEV@ the root side of host 2's link (to bring it down).  Open MPI
-# and UCX are pointed at these interfaces and at launch_agent.sh, which
-# starts each host's daemon in its namespace.  Everything is removed when
-# COMMAND ends, however it ends.  Needs root and the `ip` tool; exits 77
-# (a skipped test) with the reason when either is missing.
+# @BRIDGE_DEV@ the root side of host 2's link (to bring it down).  Open
+# MPI, MPICH's hydra and UCX are pointed at these interfaces and at
+# launch_agent.sh, which starts each host's daemon in its namespace.
+# Everything is removed when COMMAND ends, however it ends.  Needs root and
+# the `ip` tool; exits 77 (a skipped test) with the reason when either is
+# missing.
 set -u
 [ $# -ge 2 ] || { echo "usage: netns_hosts.sh K COMMAND [ARGS...]" >&2; exit 2; }
 k=$1
@@ -75,6 +76,10 @@ for i in $(seq 1 "$k"); do
 done
 
 export RDSM_NETNS_DIR=$dir
+# MPICH's hydra: the same agent, and its proxies call back over the bridge.
+export HYDRA_LAUNCHER=ssh
+export HYDRA_LAUNCHER_EXEC=$here/launch_agent.sh
+export HYDRA_IFACE=$bridge
 export OMPI_MCA_plm_rsh_agent=$here/launch_agent.sh
 export OMPI_MCA_oob_tcp_if_include=10.213.$net.0/24
 export OMPI_MCA_btl_tcp_if_include=10.213.$net.0/24
