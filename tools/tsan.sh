@@ -7,8 +7,9 @@
 # -R 'sor\.' to run a subset), under the default memory backend, or the one
 # RDSM_MEMORY names (RDSM_MEMORY=mprotect tools/tsan.sh).  A report fails
 # its test: every process exits with status 66 on the first one
-# (halt_on_error).  tools/tsan.supp would list reports that are not races,
-# each with why; it has none.
+# (halt_on_error).  tools/tsan.supp lists the reports that are not races
+# (orders ThreadSanitizer cannot see, as they pass through another node),
+# each with why.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/build-tsan}
