@@ -6,6 +6,11 @@
  * message or the atomic counter, and waking up.  Reported: node 0's loop
  * time / ROUNDS, the largest over the nodes, and each node's figure.  PASS
  * when every node completed the loop and counted ROUNDS barriers.
+ *
+ * With --threads T every thread of every node takes part (rdsm_run_threads):
+ * a barrier of N x T threads, gathered within each node first.  A node's
+ * figure is then its thread 0's loop; the node still counts one barrier per
+ * round (the node-level one).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +31,23 @@ typedef struct node_result {
   rdsm_stats stats;
 } node_result;
 
+typedef struct loop_job {
+  long long rounds;
+  double seconds; /* thread 0's loop */
+} loop_job;
+
+static void barrier_loop(void *arg) {
+  loop_job *j = (loop_job *)arg;
+  for (int w = 0; w < kWarmup; ++w) rdsm_barrier();
+  /* Thread 0 resets after the warm-up barriers, while the others wait in
+   * the first timed one, which it then completes. */
+  const int thread0 = rdsm_thread_id() == rdsm_rank() * rdsm_node_threads();
+  if (thread0) rdsm_reset_stats();
+  double t0 = rdsm_wtime();
+  for (long long r = 0; r < j->rounds; ++r) rdsm_barrier();
+  if (thread0) j->seconds = rdsm_wtime() - t0;
+}
+
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const char *prog = argc > 0 ? argv[0] : "micro_barrier";
@@ -42,11 +64,12 @@ int main(int argc, char **argv) {
   app_verdict verdict = app_verdict_create();
   node_result *results = (node_result *)rdsm_malloc_all(sizeof(node_result) * (size_t)nodes, RDSM_PLACE_DEFAULT);
 
-  for (int w = 0; w < kWarmup; ++w) rdsm_barrier();
-  rdsm_reset_stats();
-  double t0 = rdsm_wtime();
-  for (long long r = 0; r < rounds; ++r) rdsm_barrier();
-  double seconds = rdsm_wtime() - t0;
+  loop_job job = {rounds, 0.0};
+  rdsm_run_threads(barrier_loop, &job);
+  double seconds = job.seconds;
+  const int threads = rdsm_node_threads();
+  char shape[32] = ""; /* " x T threads" with --threads */
+  if (threads > 1) snprintf(shape, sizeof shape, " x %d threads", threads);
   rdsm_stats st;
   rdsm_get_stats(&st);
   /* Written after the loop: the loop's barriers carry no notices. */
@@ -66,13 +89,13 @@ int main(int argc, char **argv) {
     }
     us_mean /= nodes;
     if (pass)
-      printf("PASS micro_barrier: %d nodes x %lld barriers, protocol %s: node 0 %.3f us per barrier, max %.3f us, "
+      printf("PASS micro_barrier: %d nodes%s x %lld barriers, protocol %s: node 0 %.3f us per barrier, max %.3f us, "
              "mean %.3f us\n",
-             nodes, rounds, rdsm_protocol_name(), us0, us_max, us_mean);
+             nodes, shape, rounds, rdsm_protocol_name(), us0, us_max, us_mean);
     else
-      printf("FAIL micro_barrier: %d nodes x %lld barriers, protocol %s: some node counted a different number of "
+      printf("FAIL micro_barrier: %d nodes%s x %lld barriers, protocol %s: some node counted a different number of "
              "barriers\n",
-             nodes, rounds, rdsm_protocol_name());
+             nodes, shape, rounds, rdsm_protocol_name());
     for (int q = 0; q < nodes; ++q)
       printf("  node %d: %.3f us per barrier, barriers %llu, barrier_wait %.6f s, barrier_protocol %.6f s, "
              "messages %llu, one_sided_ops %llu\n",
@@ -82,7 +105,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     FILE *f = app_json_begin(prog, json, "micro_barrier", pass);
     if (f) {
-      fprintf(f, ", \"rounds\": %lld, \"node0_us\": %.6f, \"max_us\": %.6f, \"mean_us\": %.6f, \"node_us\": [", rounds,
+      fprintf(f, ", \"threads\": %d, \"rounds\": %lld, \"node0_us\": %.6f, \"max_us\": %.6f, \"mean_us\": %.6f, \"node_us\": [", threads, rounds,
               us0, us_max, us_mean);
       for (int q = 0; q < nodes; ++q) fprintf(f, "%s%.6f", q ? ", " : "", results[q].seconds * 1e6 / (double)rounds);
       fprintf(f, "], \"stats\": [");

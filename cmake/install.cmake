@@ -54,6 +54,10 @@ if(RDSM_SANITIZE)
   string(APPEND RDSM_LINK_LIBS " -fsanitize=address,undefined")
   string(APPEND RDSM_CXX_LINK_LIBS " -fsanitize=address,undefined")
 endif()
+if(RDSM_TSAN)
+  string(APPEND RDSM_LINK_LIBS " -fsanitize=thread")
+  string(APPEND RDSM_CXX_LINK_LIBS " -fsanitize=thread")
+endif()
 # The mpi fabric's library: a program linked with a -DRDSM_MPI=ON build
 # calls MPI through it.
 if(RDSM_MPI)

@@ -167,7 +167,7 @@ endforeach()
 # threads (both handler modes: the threads of a node share its protocol state
 # with faults, releases and acquires of other threads in progress) and at 1
 # node x 4 threads (locks handed over inside the node, the local barrier).
-if(RDSM_SANITIZE)
+if(RDSM_SANITIZE OR RDSM_TSAN)
   set(thread_seeds 1:8)
 else()
   set(thread_seeds 1:30)

@@ -7,6 +7,9 @@ uffd/mprotect row, their ratio).
 Every program (micro_page, micro_diff, micro_lock, micro_barrier,
 micro_fault, micro_fault_hops) is run --repeat times per preset through `rdsm run --quiet
 --timeout 120`; each figure in the table is the median over those runs.
+micro_lock and micro_barrier also run on nodes of several compute threads
+(--threads): a lock handed between two threads of one node and between
+nodes, and barriers of N x T threads.
 The repetitions are the outer loop, so a burst of load from elsewhere on the
 machine touches every preset rather than one; the runs of one program and
 preset under the different backends follow one another.  Without --memory no
@@ -49,10 +52,11 @@ WAIT_SLACK = 30       # extra seconds before this script gives up on a launcher
 class Run:
     """One program invocation per preset (and per repetition)."""
 
-    def __init__(self, key, program, nodes, args, quick_args, handler="interrupt", only=None):
+    def __init__(self, key, program, nodes, args, quick_args, handler="interrupt", only=None, threads=1):
         self.key = key
         self.program = program
         self.nodes = nodes
+        self.threads = threads
         self.args = args
         self.quick_args = quick_args
         self.handler = handler
@@ -62,7 +66,11 @@ class Run:
         return self.only is None or preset in self.only
 
     def describe(self, preset):
-        return "%s, preset %s, %d nodes, handler %s" % (self.program, preset, self.nodes, self.handler)
+        return "%s, preset %s, %s, handler %s" % (self.program, preset, self.shape(), self.handler)
+
+    def shape(self):
+        """n=2, or n=2x2 for 2 nodes of 2 threads."""
+        return "%d nodes" % self.nodes if self.threads == 1 else "%d nodes x %d threads" % (self.nodes, self.threads)
 
 
 def runs():
@@ -79,6 +87,11 @@ def runs():
     r.append(Run("lock.n4", "micro_lock", 4, [], lock_q))
     for n in (2, 4):
         r.append(Run("barrier.n%d" % n, "micro_barrier", n, [], ["--rounds", "200"]))
+    # Nodes of several threads: cohort locks and hierarchical barriers.
+    for n, t in ((1, 2), (2, 2)):
+        r.append(Run("lock.n%dt%d" % (n, t), "micro_lock", n, [], lock_q, threads=t))
+    for n, t in ((1, 4), (2, 2)):
+        r.append(Run("barrier.n%dt%d" % (n, t), "micro_barrier", n, [], ["--rounds", "200"], threads=t))
     r.append(Run("fault", "micro_fault", 2, [], ["--pages", "64"]))
     r.append(Run("fault_hops", "micro_fault_hops", 3, [], ["--pages", "32"]))
     return r
@@ -141,6 +154,23 @@ def figures():
         f.append(Figure("barrier_us.n%d" % n, "%d nodes, node 0" % n, "us", "barrier.n%d" % n, get("node0_us"), g))
         f.append(Figure("barrier_max_us.n%d" % n, "%d nodes, max over nodes" % n, "us", "barrier.n%d" % n,
                         get("max_us"), g))
+    g = "locks on nodes of threads (micro_lock --threads; N x T = nodes x threads per node)"
+    f.append(Figure("lock_thread_handoff_us.n1t2", "hand-off within a node, 1x2, per turn", "us", "lock.n1t2",
+                    get("thread_handoff_us"), g))
+    f.append(Figure("lock_thread_handoff_us.n2t2", "hand-off within a node, 2x2, per turn", "us", "lock.n2t2",
+                    get("thread_handoff_us"), g))
+    f.append(Figure("lock_handoff_us.n2t2", "hand-off across nodes, 2x2, per turn", "us", "lock.n2t2",
+                    get("handoff_us"), g))
+    f.append(Figure("lock_contended_us.n1t2", "contended, 1x2, per thread", "us", "lock.n1t2",
+                    get("contended_us"), g))
+    f.append(Figure("lock_contended_us.n2t2", "contended, 2x2, per thread", "us", "lock.n2t2",
+                    get("contended_us"), g))
+    g = "barriers on nodes of threads (micro_barrier --threads, empty)"
+    for n, t in ((1, 4), (2, 2)):
+        f.append(Figure("barrier_us.n%dt%d" % (n, t), "%dx%d, node 0" % (n, t), "us", "barrier.n%dt%d" % (n, t),
+                        get("node0_us"), g))
+        f.append(Figure("barrier_max_us.n%dt%d" % (n, t), "%dx%d, max over nodes" % (n, t), "us",
+                        "barrier.n%dt%d" % (n, t), get("max_us"), g))
     g = "faults at node 1 (micro_fault, 2 nodes)"
     f.append(Figure("fault_read_us", "read fault (fetch)", "us", "fault", get("read_us"), g))
     f.append(Figure("fault_read_again_us", "read fault, page held before", "us", "fault", get("read_again_us"), g))
@@ -196,7 +226,8 @@ def run_program(rdsm, prog_path, run, column, quick, tmpdir):
         if os.path.exists(f):
             os.unlink(f)
     args = run.quick_args if quick else run.args
-    cmd = [rdsm, "run", "-n", str(run.nodes), "--protocol", preset, "--handler", run.handler, "--quiet",
+    cmd = [rdsm, "run", "-n", str(run.nodes), "--threads", str(run.threads), "--protocol", preset,
+           "--handler", run.handler, "--quiet",
            "--timeout", str(LAUNCH_TIMEOUT), "--stats", stats_json] + \
         ([] if column.memory is None else ["--memory", column.memory]) + [prog_path] + args + ["--json", out_json]
     t0 = time.monotonic()
@@ -379,6 +410,8 @@ def main():
     ap.add_argument("--memory", default=None, metavar="LIST",
                     help="comma-separated memory backends (mprotect, uffd): a row per backend under each figure "
                          "(default: none asked for, the nodes' default; the header names it)")
+    ap.add_argument("--programs", default=None, metavar="LIST",
+                    help="comma-separated micro-benchmarks to run (default: all), e.g. micro_lock,micro_barrier")
     ap.add_argument("--quick", action="store_true", help="one run each with small counts (smoke test)")
     ap.add_argument("--json", metavar="FILE", help="write every raw result and the medians to FILE")
     ap.add_argument("--no-emu", action="store_true",
@@ -415,6 +448,14 @@ def main():
 
     run_list = runs()
     figs = figures()
+    if opts.programs:
+        wanted = [p.strip() for p in opts.programs.split(",") if p.strip()]
+        known = sorted({r.program for r in run_list})
+        if not wanted or any(p not in known for p in wanted):
+            ap.error("--programs takes a comma-separated list of %s" % ", ".join(known))
+        run_list = [r for r in run_list if r.program in wanted]
+        kept = {r.key for r in run_list}
+        figs = [f for f in figs if f.run_key in kept]
     failures = []  # dicts: program, preset, nodes, handler, repetition, error
     raw = []       # every run: what was run and what came back
     results = {}   # (run key, preset) -> list of result dicts
@@ -438,7 +479,7 @@ def main():
             prog = programs[run.program]
             preset = column.preset
             entry = {"program": run.program, "preset": preset, "memory": column.memory, "column": column.key,
-                     "nodes": run.nodes, "handler": run.handler,
+                     "nodes": run.nodes, "threads": run.threads, "handler": run.handler,
                      "args": run.quick_args if opts.quick else run.args, "repetition": rep, "run": run.key}
             if prog is None:
                 res, err, secs, mem = None, "program not found under %s (apps/%s)" % (build, run.program), 0.0, None
@@ -459,8 +500,9 @@ def main():
                 failures.append(entry)
                 sys.stderr.write("microbench: FAILED %s, repetition %d: %s\n" % (run.describe(column.key), rep + 1, err))
             raw.append(entry)
-            sys.stderr.write("[%d/%d] %-13s %-7s n=%d %-9s %6.2f s%s\n" %
-                             (i, len(todo), run.program, column.key, run.nodes, run.handler, secs,
+            shape = "n=%d" % run.nodes if run.threads == 1 else "n=%dx%d" % (run.nodes, run.threads)
+            sys.stderr.write("[%d/%d] %-13s %-7s %-5s %-9s %6.2f s%s\n" %
+                             (i, len(todo), run.program, column.key, shape, run.handler, secs,
                               "" if err is None else "  FAILED"))
             m = BACKEND_UNAVAILABLE_RE.search(err or "")
             if m and m.group(1) == column.memory:
@@ -569,8 +611,9 @@ def main():
         out.write("\n%d run(s) failed:\n" % len(failures))
         for e in failures:
             first = (e.get("error") or "").splitlines()[0] if e.get("error") else ""
-            out.write("  %s, preset %s, %d nodes, handler %s, repetition %d: %s\n" %
-                      (e["program"], e["column"], e["nodes"], e["handler"], e["repetition"] + 1, first))
+            out.write("  %s, preset %s, %d nodes x %d threads, handler %s, repetition %d: %s\n" %
+                      (e["program"], e["column"], e["nodes"], e["threads"], e["handler"], e["repetition"] + 1,
+                       first))
     out.flush()
 
     if opts.json:
@@ -587,7 +630,8 @@ def main():
             "seconds": round(elapsed, 3),
             "figures": medians,
             "runs": raw,
-            "failures": [{k: e[k] for k in ("program", "preset", "memory", "nodes", "handler", "repetition", "error")}
+            "failures": [{k: e[k] for k in ("program", "preset", "memory", "nodes", "threads", "handler", "repetition",
+                                             "error")}
                          for e in failures],
             "notes": notes,
             "uffd_delivery": delivery["figures"] if delivery else None,

@@ -101,6 +101,8 @@ def parse_args(argv):
     p.add_argument("--nodes", type=csv, default=["1", "2", "4"], help="comma-separated node counts (default 1,2,4)")
     p.add_argument("--sizes", type=csv, default=["test"], help="comma-separated sizes: test, medium, paper (default test)")
     p.add_argument("--repeat", type=int, default=1, help="repetitions of every run (default 1)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="compute threads per node of every run (rdsm run --threads; default 1)")
     p.add_argument("--out", default="bench.json", help="output JSON file (default bench.json)")
     p.add_argument("--timeout", type=float, default=600, help="seconds per run, passed to rdsm run --timeout (default 600)")
     p.add_argument("--memory", type=csv, default=None, metavar="LIST",
@@ -128,6 +130,8 @@ def parse_args(argv):
         p.error("--nodes: node counts must be >= 1")
     if a.repeat < 1:
         p.error("--repeat must be >= 1")
+    if not 1 <= a.threads <= 256:
+        p.error("--threads must be 1 to 256")
     if a.memory is not None:
         bad = [m for m in a.memory if m not in MEMORY_BACKENDS]
         if bad or not a.memory:
@@ -275,13 +279,15 @@ def point_args(pt):
     return ["--emu-preset", pt["preset"]] + (["--emu", pt["settings"]] if pt["settings"] else [])
 
 
-def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=(), memory=None, point=None):
+def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=(), memory=None, point=None,
+            threads=1):
     """One `rdsm run -n nodes`; `nodes` is the number of processes the launcher starts; memory: the
     backend to ask for (None: no --memory); point: the emu network to run at (None: not under emu)."""
     stats_path = os.path.join(tmpdir, "stats.json")
     if os.path.exists(stats_path):
         os.unlink(stats_path)
-    cmd = [rdsm, "run", "-n", str(nodes), "--protocol", protocol, "--quiet", "--timeout", "%g" % timeout,
+    cmd = [rdsm, "run", "-n", str(nodes)] + ([] if threads == 1 else ["--threads", str(threads)]) + \
+        ["--protocol", protocol, "--quiet", "--timeout", "%g" % timeout,
            "--stats", stats_path] + ([] if memory is None else ["--memory", memory]) + point_args(point) + \
         list(launcher_args) + [prog] + list(args)
     rec = {"memory": memory, "memory_requested": memory, "command": cmd, "wall_seconds": None, "exit_status": None, "verdict": None,
@@ -433,11 +439,11 @@ def main(argv):
                 fork_join = bool(t.get("fork_join"))
                 args = with_nodes(t["sizes"][s], n)
                 rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
-                       "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
+                       "threads": a.threads, "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
                 if pt is not None:
                     rec["emu_point"] = pt
                 rec.update(run_one(rdsm, prog, args, p, 1 if fork_join else n, a.timeout, tmpdir,
-                                   with_nodes(t.get("launcher_args", {}).get(s, []), n), m, pt))
+                                   with_nodes(t.get("launcher_args", {}).get(s, []), n), m, pt, a.threads))
                 runs.append(rec)
                 progress.step(rec["wall_seconds"] or 0.0)
                 if rec.get("backend_unavailable"):
@@ -458,7 +464,7 @@ def main(argv):
         "host": os.uname().nodename,
         "cpus": os.cpu_count(),
         "config": {"apps": [t["name"] for t, _ in apps], "protocols": protocols, "hw": hw, "nodes": a.nodes,
-                   "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout, "memory": a.memory,
+                   "threads": a.threads, "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout, "memory": a.memory,
                    "emu": None if a.emu_preset is None else {
                        "presets": a.emu_preset, "settings": a.emu, "base": points[0],
                        "sweeps": [{"param": n, "values": v} for n, v in a.sweep]}},

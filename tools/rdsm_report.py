@@ -19,6 +19,10 @@ node count.
   breakdown      mean over the rows of the launcher's per-node stats (for a
                  fork-join program: the master and every forked worker),
                  mean over repeats.
+  per thread     runs on nodes of several threads (rdsm bench --threads T):
+                 after the breakdown, a row per compute thread of every node
+                 (0.t1: thread 1 of node 0), mean over repeats, with its
+                 page faults; a node's row above is the sum of its threads'.
 
 When the runs were made under more than one memory backend (rdsm bench
 --memory mprotect,uffd), every table has a memory column (a row per protocol
@@ -217,6 +221,27 @@ class Data:
         return out
 
 
+THREAD_FIELDS = ["total"] + [f for f, _ in COMPONENTS]
+
+
+def thread_rows(run):
+    """{"0.t1": per_thread row, ...} of one run: nodes of several threads only."""
+    out = {}
+    for node in (run.get("stats") or {}).get("per_node") or []:
+        for row in node.get("per_thread") or []:
+            out["%s%d.t%d" % ("w" if node.get("forked") else "", node["rank"], row["thread"])] = row
+    return out
+
+
+def thread_breakdown(rs):
+    """Per thread label, the mean over the runs `rs` of each time (seconds) and of its faults."""
+    per_run = [thread_rows(r) for r in rs]
+    labels = sorted({lbl for rows in per_run for lbl in rows},
+                    key=lambda lbl: [int(x) for x in lbl.lstrip("w").split(".t")])
+    return {lbl: {f: mean([rows[lbl].get(f) for rows in per_run if lbl in rows]) or 0.0
+                  for f in THREAD_FIELDS + ["faults"]} for lbl in labels}
+
+
 TABLE_LEGEND = ("time: median parallel seconds; speedup: sequential / time; of hw: speedup / the speedup of hw "
                 "(plain threads, the limit) at the same node count, 1.00 = at the limit, - = no hw run")
 
@@ -269,7 +294,22 @@ def print_tables(d):
                         ["%.3f" % (1e3 * b[f]) for f in ("total", "handler", "handler_page", "handler_diff",
                                                           "handler_sync")])
         print_table(rows, header, lead=lead)
+        print_thread_breakdown(d, g, n)
         print()
+
+
+def print_thread_breakdown(d, g, n):
+    """Runs on nodes of several threads: a row per compute thread under the breakdown."""
+    header = label_header(d) + ["thread"] + [lbl for _, lbl in COMPONENTS] + ["total", "faults"]
+    rows = []
+    for p, m in d.series(g):
+        for lbl, t in thread_breakdown(d.runs(g, p, n, m)).items():
+            rows.append(label_cells(d, p, m) + [lbl] + ["%.3f" % (1e3 * t[f]) for f, _ in COMPONENTS] +
+                        ["%.3f" % (1e3 * t["total"]), "%.0f" % t["faults"]])
+    if rows:
+        print("\n   per thread at %d nodes (ms, mean over repeats; each node's row above is the sum of its "
+              "threads')" % n)
+        print_table(rows, header, lead=len(label_header(d)) + 1)
 
 
 def memory_ratios(d):

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "common/error.hpp"
+#include "stats/stats.hpp"
 
 namespace rdsm {
 
@@ -39,7 +40,9 @@ void NodeThreads::start_helpers(const std::vector<std::function<void()>> &fns, c
       helpers_.emplace_back([body = fns[i], local] {
         t_local_id = local;
         t_in_run = true;
+        thread_stats_enter(local);
         body();
+        thread_stats_leave();
       });
     } catch (const std::system_error &e) {
       fatal("%s: cannot start compute thread %d of %d: %s (check `ulimit -u`, or use fewer --threads)", call, local,
@@ -62,6 +65,9 @@ void NodeThreads::barrier(const std::function<void()> &node_barrier) {
   std::unique_lock<std::mutex> g(barrier_mu_);
   const uint64_t gen = generation_;
   if (++arrived_ < team_) {
+    // Waiting for the node's other threads and for the node-level barrier
+    // the last of them makes: this thread's barrier wait.
+    ScopedTimer waited(stats().barrier_wait_ns);
     barrier_cv_.wait(g, [&] { return generation_ != gen; });
     return;
   }
@@ -80,7 +86,12 @@ void NodeThreads::lock(int id, const std::function<void()> &take) {
   if (st.busy && st.owner == t_local_id)
     api_error("rdsm_lock", "lock %d is already held by this thread; unlock it before taking it again", id);
   ++st.waiters;
-  s.cv.wait(g, [&] { return !st.busy; });
+  if (st.busy) {
+    // A sibling holds or takes the lock: this thread's lock wait (the
+    // protocol counts its own when it takes the lock below).
+    ScopedTimer waited(stats().lock_wait_ns);
+    s.cv.wait(g, [&] { return !st.busy; });
+  }
   --st.waiters;
   st.busy = true;
   if (st.node_holds) {
@@ -95,6 +106,7 @@ void NodeThreads::lock(int id, const std::function<void()> &take) {
     st.handoffs = 0;
   }
   st.owner = (int16_t)t_local_id;
+  thread_stats_note_lock();
 }
 
 bool NodeThreads::try_lock(int id, const std::function<bool()> &try_take) {
@@ -118,6 +130,7 @@ bool NodeThreads::try_lock(int id, const std::function<bool()> &try_take) {
     st.handoffs = 0;
   }
   st.owner = (int16_t)t_local_id;
+  thread_stats_note_lock();
   return true;
 }
 

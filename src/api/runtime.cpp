@@ -1,8 +1,11 @@
 #include "api/runtime.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include <unistd.h>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/fault_inject.hpp"
 #include "protocol/presets.hpp"
@@ -77,7 +80,10 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->registry = std::make_unique<SyncRegistry>(*rt->fabric, rt->opt.locks);
   rt->protocol = make_protocol(*rt->fabric, rt->opt, *cfg);
   rt->allocator->bind(*rt->protocol);
-  if (rt->opt.threads > 1) rt->threads = std::make_unique<NodeThreads>(rt->opt.threads, rt->protocol->lock_count());
+  if (rt->opt.threads > 1) {
+    rt->threads = std::make_unique<NodeThreads>(rt->opt.threads, rt->protocol->lock_count());
+    thread_stats_configure(rt->opt.threads);  // the caller is thread 0
+  }
   if (rt->node_block) {
     snprintf(rt->node_block->memory, sizeof rt->node_block->memory, "%s",
              memory_backend_name(rt->protocol->region().memory_backend()));
@@ -104,9 +110,23 @@ void runtime_finish() {
   runtime_leave(true, [](Runtime &rt) { rt.allocator->check_collectives("rdsm_finalize"); });
 }
 
+namespace {
+// The node's statistics, and its threads' rows if it has several, for the
+// launcher.
+void record_stats(NodeBlock &b) {
+  const uint64_t now = now_ns();
+  b.stats = stats().snapshot_at(now);
+  b.thread_rows = 0;
+  if (!thread_stats_active()) return;
+  std::vector<ThreadStatsRow> rows = thread_stats_snapshot(stats().start_ns.load(std::memory_order_relaxed), now);
+  for (size_t i = 0; i < rows.size() && i < (size_t)kMaxNodeThreads; ++i) b.threads[i] = rows[i];
+  b.thread_rows = (uint32_t)std::min(rows.size(), (size_t)kMaxNodeThreads);
+}
+}  // namespace
+
 void runtime_record_end() {
   if (!g_runtime || !g_runtime->node_block) return;
-  g_runtime->node_block->stats = stats().snapshot();
+  record_stats(*g_runtime->node_block);
   g_runtime->node_block->state.store(kNodeFinalized);
 }
 
@@ -126,7 +146,7 @@ void runtime_leave(bool last, const RuntimeHook &after_barrier) {
   rt.fabric->stop();
   rt.heartbeat.reset();  // not watched from here on (a fork-join master goes on alone)
   if (rt.node_block) {
-    rt.node_block->stats = stats().snapshot();
+    record_stats(*rt.node_block);
     if (last) rt.node_block->state.store(kNodeFinalized);
     unmap_node_block(rt.node_block);
   }

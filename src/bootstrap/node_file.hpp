@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "common/options.hpp"
 #include "rdsm.h"
+#include "stats/thread_stats.hpp"
 
 namespace rdsm {
 
@@ -48,6 +50,10 @@ struct NodeBlock {
   char memory[16];  // the memory backend the node runs, once its region exists
   uint64_t region_bytes;  // the size of its shared region, once it exists
   rdsm_stats stats;  // valid once state == kNodeFinalized
+  // A node of several compute threads: one row per thread (0 otherwise),
+  // valid with `stats`.
+  uint32_t thread_rows;
+  ThreadStatsRow threads[kMaxNodeThreads];
   // Fork-join master only: ranks 1 .. forked_ranks-1 are its workers.
   uint32_t forked_ranks;
   uint32_t forked_jobs;

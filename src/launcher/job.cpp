@@ -319,6 +319,7 @@ void Job::collect_stats() {
     if (b.state.load(std::memory_order_acquire) != kNodeFinalized) continue;
     node.has_stats = true;
     node.stats = b.stats;
+    node.threads.assign(b.threads, b.threads + std::min<uint32_t>(b.thread_rows, kMaxNodeThreads));
     // A fork-join master: its workers, summed per rank over its jobs.
     uint32_t ranks = std::min<uint32_t>(b.forked_ranks, kMaxForkedRanks);
     for (uint32_t r = 1; r < ranks; ++r) {

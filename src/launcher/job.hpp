@@ -8,6 +8,7 @@
 
 #include "launcher/cli.hpp"
 #include "rdsm.h"
+#include "stats/thread_stats.hpp"
 
 namespace rdsm::launcher {
 
@@ -20,6 +21,9 @@ struct NodeRecord {
   int wait_status = 0;  // from waitpid, once ended
   bool has_stats = false;  // the node reached rdsm_finalize
   rdsm_stats stats{};
+  // A node of several compute threads: one row per thread, summing to
+  // `stats` in the time columns (empty otherwise, and for forked workers).
+  std::vector<ThreadStatsRow> threads;
   // A worker forked by a fork-join (SPLASH) program rather than started by
   // the launcher: no pid of its own here; its statistics are summed over
   // every job it took part in.

@@ -98,6 +98,20 @@ std::string emu_json(const RunConfig &cfg) {
          "}, \"described\": " + str(fabric::describe_emu_params(p)) + "}";
 }
 
+// A node's compute threads, one object each (a node of several threads only).
+std::string threads_json(const std::vector<ThreadStatsRow> &rows) {
+  std::string out = "[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ThreadStatsRow &r = rows[i];
+    out += std::string(i ? ",\n      " : "\n      ") + "{\"thread\": " + std::to_string(i) +
+           ", \"total\": " + num(r.total) + ", \"compute\": " + num(r.compute) + ", \"data_wait\": " +
+           num(r.data_wait) + ", \"lock_wait\": " + num(r.lock_wait) + ", \"barrier_wait\": " +
+           num(r.barrier_wait) + ", \"barrier_protocol\": " + num(r.barrier_protocol) + ", \"faults\": " +
+           num(r.faults) + ", \"locks\": " + num(r.locks) + "}";
+  }
+  return out + "]";
+}
+
 std::string node_json(const NodeRecord &n, bool emu) {
   const rdsm_stats &s = n.stats;
   const std::pair<const char *, std::string> fields[] = {
@@ -143,6 +157,7 @@ std::string node_json(const NodeRecord &n, bool emu) {
     out += str(f.first) + ": " + f.second;
   }
   if (emu) out += ", \"emu_charges\": " + emu_charges_json(s);
+  if (!n.threads.empty()) out += ", \"per_thread\": " + threads_json(n.threads);
   return out + "}";
 }
 

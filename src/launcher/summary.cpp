@@ -51,6 +51,15 @@ std::vector<double> times_of(const rdsm_stats &s) {
   return {s.total, s.compute, s.data_wait, s.lock_wait, s.barrier_wait, s.barrier_protocol, s.handler};
 }
 
+// A compute thread's row of the time table: no handler time of its own.
+std::vector<std::string> thread_time_cells(const std::string &label, const ThreadStatsRow &r) {
+  std::vector<std::string> row{label};
+  for (double x : {r.total, r.compute, r.data_wait, r.lock_wait, r.barrier_wait, r.barrier_protocol})
+    row.push_back(fixed(x, 3));
+  row.push_back("-");
+  return row;
+}
+
 std::vector<double> counts_of(const rdsm_stats &s) {
   return {(double)s.read_faults,   (double)s.write_faults,  (double)s.pages_fetched,
           (double)s.twins,         (double)s.diffs,         (double)s.diff_bytes,
@@ -123,6 +132,8 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted", "refreshed",
                   "opened ahead", "unwritten"});
   Table emu({"node", "host overhead", "occupancy", "bandwidth", "latency", "NI wait", "interrupt", "waited"});
+  Table thread_events({"thread", "faults", "locks"});
+  bool any_threads = false;
   std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(9, 0.0), emu_sum(7, 0.0);
   for (const auto &n : result.nodes) {
     // Appended rather than "w" + std::to_string(...): GCC 12 at -O3 warns
@@ -143,6 +154,13 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
     for (size_t i = 0; i < pc.size(); ++i) protocol_sum[i] += pc[i];
     for (size_t i = 0; i < e.size(); ++i) emu_sum[i] += e[i];
     times.add(time_cells(label, t));
+    // Its compute threads under it, `0.t1` for thread 1 of node 0.
+    for (size_t i = 0; i < n.threads.size(); ++i) {
+      std::string thread_label = label + ".t" + std::to_string(i);
+      times.add(thread_time_cells(thread_label, n.threads[i]));
+      thread_events.add(plain_count_cells(thread_label, {(double)n.threads[i].faults, (double)n.threads[i].locks}));
+      any_threads = true;
+    }
     counts.add(count_cells(label, c));
     protocol.add(plain_count_cells(label, pc));
     emu.add(ms_cells(label, e));
@@ -160,6 +178,10 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   times.print(out);
   fprintf(out, "\nevents\n");
   counts.print(out);
+  if (any_threads) {
+    fprintf(out, "\nthread events\n");
+    thread_events.print(out);
+  }
   fprintf(out, "\nprotocol\n");
   protocol.print(out);
   if (cfg.fabric == "emu") {

@@ -20,14 +20,21 @@ void Stats::reset() {
   for (Counter &c : handler_ns_by_type) c.store(0, std::memory_order_relaxed);
   uint64_t t = now_ns();
   start_ns.store(t, std::memory_order_relaxed);
+  thread_stats_reset();
   trace::record(trace::Kind::stats_reset, t, t);  // the trace's counts start again here too
 }
 
-rdsm_stats Stats::snapshot() const {
+rdsm_stats Stats::snapshot_at(uint64_t now) const {
   auto ld = [](const Counter &c) { return c.load(std::memory_order_relaxed); };
   rdsm_stats s{};
-  uint64_t total = now_ns() - start_ns.load(std::memory_order_relaxed);
-  s.total = ns_to_s(total);
+  const uint64_t start = start_ns.load(std::memory_order_relaxed);
+  s.total = ns_to_s(now - start);
+  if (thread_stats_active()) {
+    // Several compute threads: the waits are theirs added up, so the total
+    // is too, and compute stays what is left of it.
+    s.total = 0;
+    for (const ThreadStatsRow &r : thread_stats_snapshot(start, now)) s.total += r.total;
+  }
   s.data_wait = ns_to_s(ld(data_wait_ns));
   s.lock_wait = ns_to_s(ld(lock_wait_ns));
   s.barrier_wait = ns_to_s(ld(barrier_wait_ns));

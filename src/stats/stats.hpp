@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "common/clock.hpp"
+#include "stats/thread_stats.hpp"
 #include "rdsm.h"
 
 namespace rdsm {
@@ -37,8 +38,13 @@ struct Stats {
 
   void reset();
   // Total is wall time since start (or reset); compute is what is left of it
-  // after the runtime's waits and protocol work.
-  rdsm_stats snapshot() const;
+  // after the runtime's waits and protocol work.  A node of several compute
+  // threads counts in thread time: its total is the sum of its threads'
+  // (thread_stats.hpp), as its waits are.
+  rdsm_stats snapshot() const { return snapshot_at(now_ns()); }
+  // As of `now`: the node's figures and its threads' rows
+  // (thread_stats_snapshot) taken at one instant agree.
+  rdsm_stats snapshot_at(uint64_t now) const;
 };
 
 Stats &stats();
@@ -46,13 +52,28 @@ Stats &stats();
 // into += s, field by field (statistics of several runs of one node).
 void stats_accumulate(rdsm_stats &into, const rdsm_stats &s);
 
-inline void add(Stats::Counter &c, uint64_t v = 1) { c.fetch_add(v, std::memory_order_relaxed); }
+// Adds to the calling thread's row too (thread_stats.hpp); out of line, as
+// only the compute threads of multi-threaded nodes have one.
+void thread_counters_add(ThreadCounters &t, const Stats::Counter &c, uint64_t v);
 
-// Adds the time from construction to destruction to one counter.
+inline void add(Stats::Counter &c, uint64_t v = 1) {
+  c.fetch_add(v, std::memory_order_relaxed);
+  if (ThreadCounters *t = t_thread_counters) [[unlikely]]
+    thread_counters_add(*t, c, v);
+}
+
+// Adds the time from construction to destruction to one counter.  A span
+// that began before a reset counts from the reset: with several compute
+// threads one thread may reset while another waits (in a barrier, say),
+// and the statistics cover only what follows the reset.
 class ScopedTimer {
  public:
   explicit ScopedTimer(Stats::Counter &c) : c_(c), t0_(now_ns()) {}
-  ~ScopedTimer() { add(c_, now_ns() - t0_); }
+  ~ScopedTimer() {
+    const uint64_t t1 = now_ns(), start = stats().start_ns.load(std::memory_order_relaxed);
+    const uint64_t from = t0_ > start ? t0_ : start;
+    add(c_, t1 > from ? t1 - from : 0);
+  }
   ScopedTimer(const ScopedTimer &) = delete;
   ScopedTimer &operator=(const ScopedTimer &) = delete;
 

@@ -73,6 +73,9 @@ rdsm_mp_test(stats_json 40 stats_json.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial
 # Under the emu fabric: the network modelled and its charges per parameter.
 rdsm_mp_test(stats_emu 40 stats_emu.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_trivial>)
 set_tests_properties(mp.stats_emu PROPERTIES LABELS "mp;emu;stats")
+# Multi-threaded nodes: a row per compute thread, adding up to its node.
+rdsm_mp_test(stats_threads 120 stats_threads.sh ${RDSM_MP_EXE} $<TARGET_FILE:sor> $<TARGET_FILE:stress>)
+set_tests_properties(mp.stats_threads PROPERTIES LABELS "mp;threads;stats")
 # The timeline trace (--trace): its counts are the statistics'.
 rdsm_mp_test(trace 300 trace.sh ${RDSM_MP_EXE} $<TARGET_FILE:stress> $<TARGET_FILE:mp_fail_node>
              ${RDSM_MP_DIR}/trace_check.py)
