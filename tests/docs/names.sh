@@ -2,8 +2,8 @@
 # names.sh RDSM SOURCE_DIR
 #
 # What the user guide (docs/*.md) names exists: every --option it shows is
-# one that `rdsm --help`, `rdsm run --help`, `rdsm bench --help` or
-# `rdsm report --help` lists (or one of the few of cmake, ctest and
+# one that `rdsm --help`, `rdsm run --help`, `rdsm bench --help`,
+# `rdsm report --help` or `rdsm sim --help` lists (or one of the few of cmake, ctest and
 # pkg-config the guide uses), every RDSM_* name is in the sources, and
 # every link to another page leads to a file.
 # docs/bad_inputs.md is generated from the tests and checked by its own.
@@ -19,7 +19,7 @@ for f in "$src"/docs/*.md; do
 done
 [ ${#pages[@]} -gt 1 ] || fail "no guide pages in $src/docs"
 
-helps=$({ "$rdsm" --help; "$rdsm" run --help; "$rdsm" bench --help; "$rdsm" report --help; } 2>&1)
+helps=$({ "$rdsm" --help; "$rdsm" run --help; "$rdsm" bench --help; "$rdsm" report --help; "$rdsm" sim --help; } 2>&1)
 # Options of other tools that the guide's commands use.
 others=" --build --install --prefix --test-dir --cflags --libs "
 bad=0
