@@ -5,7 +5,10 @@
  * N bodies of a Plummer sphere (total mass 1, G = 1), 64 bytes each
  * (position, velocity, mass, padding) in one shared array; node p owns the
  * contiguous block [N*p/nodes, N*(p+1)/nodes) (bodies are generated in random
- * order, so every block is spread over the whole sphere).  Every time step:
+ * order, so every block is spread over the whole sphere).  With --threads
+ * every compute thread of every node is such a "node" (rdsm_run_threads):
+ * below, a node is a worker, with its own block, slots and private state,
+ * and node 0 is thread 0 of node 0.  Every time step:
  *
  *   bounds   each node writes the bounding box of its bodies into its slot;
  *            node 0 resets the cell pool and stamps the root cell;  barrier;
@@ -64,6 +67,13 @@
  * The maker's writes then happen before this node's, and every later
  * writer of the cell held the cell's lock, so `rdsm run --races` finds no
  * race.  It costs one lock per cell made elsewhere and written here.
+ * With threads the maker and the "first time" are per worker, not per
+ * process: two threads of one node share its copy of the pool, but only a
+ * lock orders the writes of one after the other's, so a cell another
+ * thread of the same node made needs its link lock too, and each worker
+ * keeps its own record (synced) of the cells it has synchronised with in
+ * this step, since one thread's passage through a link lock orders
+ * nothing for another.
  *
  * Verification.  With one body per leaf the octree of a set of positions
  * and a root cube is unique: insertion order changes only which pool cell
@@ -227,13 +237,14 @@ typedef struct tree {
   int shared;  /* 1: the parallel build (locks, unlocked reads); 0: private */
   uint64_t gen;
   double center[3], half; /* root cube: center +- half */
-  /* allocation: this node's reserved range [next, end) of the pool */
+  /* allocation: this worker's reserved range [next, end) of the pool */
   long next, end, chunk;
   volatile int64_t *alloc_top; /* shared: first free cell of the pool */
   int lock_span;               /* cell locks are 1 .. lock_span */
-  int me;                      /* this node */
-  uint32_t *synced;            /* shared: generation in which this node last locked each cell */
-  /* counters of this node */
+  int me;                      /* this worker (rdsm_thread_id) */
+  uint32_t *synced;            /* parallel build: generation in which this worker last locked each cell
+                                * (private to the worker) */
+  /* counters of this worker */
   uint64_t locks, stale, maker_syncs, interactions;
 } tree;
 
@@ -266,7 +277,7 @@ static inline uint64_t load_gen(const tree *t, long c) { return __atomic_load_n(
 
 static inline int cell_lock(const tree *t, long c) { return 1 + (int)(c % t->lock_span); }
 
-/* A cell's link word: the generation, the node that made the cell and the
+/* A cell's link word: the generation, the worker that made the cell and the
  * lock it held then (that of the cell its subtree was linked into). */
 static inline uint64_t link_make(uint64_t gen, int maker, int lock) {
   return gen << 32 | (uint64_t)(uint32_t)maker << 16 | (uint64_t)(uint32_t)lock;
@@ -288,7 +299,7 @@ static void fatal(const char *msg, long a, long b) {
   exit(1);
 }
 
-/* Makes sure this node's private range of the pool holds at least need
+/* Makes sure this worker's private range of the pool holds at least need
  * cells.  Never called with a cell lock held: the allocation lock's release
  * would split the critical section of the cell lock into two intervals, and
  * a node that got only the first (through the allocation lock) could see a
@@ -701,7 +712,8 @@ static double kinetic(const body *b, long n) {
 }
 
 
-/* Per-node figures gathered for node 0. */
+/* Per-worker figures gathered for node 0; st is the node's statistics, in
+ * the slot of the node's thread 0. */
 typedef struct node_report {
   rdsm_stats st;
   uint64_t locks, stale, maker_syncs, interactions, cofm_units;
@@ -713,57 +725,39 @@ typedef struct bbox_slot {
   double pad[2];
 } bbox_slot;
 
-int main(int argc, char **argv) {
-  rdsm_init(&argc, &argv);
-  const char *prog = argc > 0 ? argv[0] : "barnes";
-  bh_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
+/* The parallel part, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, numbered node-major, each
+ * with its block of bodies, its bounding-box slot, its reserved range of
+ * the pool, its own record of the cells it has synchronised with (synced)
+ * and its private accelerations; the tree is built by all of them. */
+typedef struct bh_job {
+  bh_args a;
+  const tree *proto; /* the shared tree's description */
+  bbox_slot *boxes;  /* one per worker */
+  node_report *reports; /* one per worker */
+  double t_parallel;  /* node thread 0's */
+} bh_job;
+
+static void bh_worker(void *arg) {
+  bh_job *job = (bh_job *)arg;
+  const bh_args a = job->a;
+  const int me = rdsm_thread_id(), nodes = rdsm_threads();
+  const int node_thread0 = me % rdsm_node_threads() == 0;
   const long n = a.bodies;
-  const size_t bytes = (size_t)n * sizeof(body);
-  if (rdsm_lock_count() < 2) app_usage_exit(prog, kUsage, "needs at least 2 lock ids (--locks)");
-
-  long chunk = (long)(rdsm_page_size() / sizeof(cell));
-  if (chunk < 8) chunk = 8;
-  const long cap = 2 * n + 64 + (2 * (long)nodes + 1) * chunk; /* Plummer trees need about 0.5 N cells */
-
-  app_verdict verdict = app_verdict_create();
-  body *bodies = (body *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
-  cell *cells = (cell *)rdsm_malloc_all((size_t)cap * sizeof(cell), RDSM_PLACE_DEFAULT);
-  bbox_slot *boxes = (bbox_slot *)rdsm_malloc_all(sizeof(bbox_slot) * (size_t)nodes, RDSM_PLACE_DEFAULT);
-  int64_t *alloc_top = (int64_t *)rdsm_malloc_all(rdsm_page_size(), RDSM_PLACE_DEFAULT);
-  node_report *reports = (node_report *)rdsm_malloc_all(sizeof(node_report) * (size_t)nodes, RDSM_PLACE_DEFAULT);
-
+  bbox_slot *boxes = job->boxes;
+  tree t = *job->proto;
+  body *bodies = t.bodies;
+  cell *cells = t.cells;
+  const long chunk = t.chunk;
+  t.me = me;
+  t.synced = (uint32_t *)calloc((size_t)t.cap, sizeof(uint32_t));
   const long i0 = (long)((int64_t)n * me / nodes);
   const long i1 = (long)((int64_t)n * (me + 1) / nodes);
-  body *init = (body *)malloc(bytes);
   double *acc = (double *)malloc((size_t)(i1 - i0 + 1) * 3 * sizeof(double));
-  if (!init || !acc) {
-    fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
-    exit(1);
-  }
-  init_bodies(init, n, a.seed);
-  memcpy(&bodies[i0], &init[i0], (size_t)(i1 - i0) * sizeof(body));
-  free(init);
-
-  tree t;
-  memset(&t, 0, sizeof t);
-  t.cells = cells;
-  t.cap = cap;
-  t.bodies = bodies;
-  t.shared = 1;
-  t.chunk = chunk;
-  t.alloc_top = (volatile int64_t *)alloc_top;
-  t.lock_span = rdsm_lock_count() - 1;
-  if (t.lock_span > 0xffff) t.lock_span = 0xffff; /* a lock id fits the 16 bits of a link word */
-  t.me = me;
-  t.synced = (uint32_t *)calloc((size_t)cap, sizeof(uint32_t));
-  if (!t.synced) {
-    fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
-    exit(1);
-  }
+  if (!t.synced || !acc) fatal("out of memory (worker, bodies)", me, i1 - i0);
   rdsm_barrier();
 
-  rdsm_reset_stats();
+  if (node_thread0) rdsm_reset_stats();
   double t0 = rdsm_wtime();
   double tb = 0, tc = 0, tf = 0, tu = 0;
   uint64_t units_done = 0;
@@ -776,7 +770,7 @@ int main(int argc, char **argv) {
     memcpy(boxes[me].lo, lo, sizeof lo);
     memcpy(boxes[me].hi, hi, sizeof hi);
     if (me == 0) {
-      *alloc_top = chunk; /* the root alone in the first chunk */
+      *t.alloc_top = chunk; /* the root alone in the first chunk */
       cells[0].gen = gen;
     }
     rdsm_barrier();
@@ -814,9 +808,8 @@ int main(int argc, char **argv) {
     tu += p4 - p3;
   }
   rdsm_barrier();
-  double t_parallel = rdsm_wtime() - t0;
-  node_report *r = &reports[me];
-  rdsm_get_stats(&r->st);
+  if (node_thread0) job->t_parallel = rdsm_wtime() - t0;
+  node_report *r = &job->reports[me];
   r->locks = t.locks;
   r->stale = t.stale;
   r->maker_syncs = t.maker_syncs;
@@ -828,6 +821,61 @@ int main(int argc, char **argv) {
   r->update_s = tu;
   free(acc);
   free(t.synced);
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "barnes";
+  bh_args a = parse_args(argc, argv);
+  const int me = rdsm_rank(), nodes = rdsm_threads(); /* the workers */
+  const int node_threads = rdsm_node_threads();
+  char shape[64];
+  app_shape(shape, sizeof shape);
+  const long n = a.bodies;
+  const size_t bytes = (size_t)n * sizeof(body);
+  if (rdsm_lock_count() < 2) app_usage_exit(prog, kUsage, "needs at least 2 lock ids (--locks)");
+  if (nodes > 0xffff) app_usage_exit(prog, kUsage, "at most 65535 workers (a link word names its maker in 16 bits)");
+
+  long chunk = (long)(rdsm_page_size() / sizeof(cell));
+  if (chunk < 8) chunk = 8;
+  const long cap = 2 * n + 64 + (2 * (long)nodes + 1) * chunk; /* Plummer trees need about 0.5 N cells */
+
+  app_verdict verdict = app_verdict_create();
+  body *bodies = (body *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
+  cell *cells = (cell *)rdsm_malloc_all((size_t)cap * sizeof(cell), RDSM_PLACE_DEFAULT);
+  bbox_slot *boxes = (bbox_slot *)rdsm_malloc_all(sizeof(bbox_slot) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+  int64_t *alloc_top = (int64_t *)rdsm_malloc_all(rdsm_page_size(), RDSM_PLACE_DEFAULT);
+  node_report *reports = (node_report *)rdsm_malloc_all(sizeof(node_report) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+
+  /* this node's bodies, written by its thread 0 (every worker's block is
+   * ordered before its use by the workers' first barrier) */
+  const long i0 = (long)((int64_t)n * me * node_threads / nodes);
+  const long i1 = (long)((int64_t)n * (me + 1) * node_threads / nodes);
+  body *init = (body *)malloc(bytes);
+  if (!init) {
+    fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
+    exit(1);
+  }
+  init_bodies(init, n, a.seed);
+  memcpy(&bodies[i0], &init[i0], (size_t)(i1 - i0) * sizeof(body));
+  free(init);
+
+  tree t;
+  memset(&t, 0, sizeof t);
+  t.cells = cells;
+  t.cap = cap;
+  t.bodies = bodies;
+  t.shared = 1;
+  t.chunk = chunk;
+  t.alloc_top = (volatile int64_t *)alloc_top;
+  t.lock_span = rdsm_lock_count() - 1;
+  if (t.lock_span > 0xffff) t.lock_span = 0xffff; /* a lock id fits the 16 bits of a link word */
+
+  bh_job job = {a, &t, boxes, reports, 0.0};
+  rdsm_run_threads(bh_worker, &job);
+  const double t_parallel = job.t_parallel;
+  t.gen = (uint64_t)a.steps; /* the last step's tree, for the check */
+  rdsm_get_stats(&reports[(size_t)me * (size_t)node_threads].st);
   rdsm_barrier();
 
   int pass = 1;
@@ -916,35 +964,40 @@ int main(int argc, char **argv) {
       if (bad) {
         pass = 0;
         printf("FAIL barnes: %ld of %ld bodies differ from the sequential run; first body %ld: pos %.17g %.17g %.17g "
-               "expected %.17g %.17g %.17g (nodes %d, %ld steps)\n",
+               "expected %.17g %.17g %.17g (%s, %ld steps)\n",
                bad, n, first, bodies[first].pos[0], bodies[first].pos[1], bodies[first].pos[2], ref[first].pos[0],
-               ref[first].pos[1], ref[first].pos[2], nodes, a.steps);
+               ref[first].pos[1], ref[first].pos[2], shape, a.steps);
       } else if (tree_diff || missing) {
         pass = 0;
         printf("FAIL barnes: the shared tree of the last step differs from the sequential one in %ld places; "
-               "%ld bodies missing or duplicated (nodes %d)\n",
-               tree_diff, missing, nodes);
+               "%ld bodies missing or duplicated (%s)\n",
+               tree_diff, missing, shape);
       } else if (!(worst <= bound_each && rms <= bound_rms)) {
         pass = 0;
         printf("FAIL barnes: tree forces too far from the direct sum: worst relative error %.3g (body %ld, bound %.3g), "
                "rms %.3g (bound %.3g), theta %g\n",
                worst, worst_i, bound_each, rms, bound_rms, a.theta);
       } else {
-        printf("PASS barnes: %ld bodies, %ld steps, theta %g, %d nodes, protocol %s, kinetic energy %.17g, "
+        printf("PASS barnes: %ld bodies, %ld steps, theta %g, %s, protocol %s, kinetic energy %.17g, "
                "bit-identical to sequential (bodies and last tree: %ld cells, %ld leaves), tree vs direct force "
                "(%d samples) worst %.3g rms %.3g, build locks %" PRIu64 " (stale views %" PRIu64
                ", makers' locks %" PRIu64 "), interactions/body/step %.1f, parallel %.6f s\n",
-               n, a.steps, a.theta, nodes, rdsm_protocol_name(), ke, tcells, tleaves, ns, worst, rms, locks, stale, syncs,
+               n, a.steps, a.theta, shape, rdsm_protocol_name(), ke, tcells, tleaves, ns, worst, rms, locks, stale, syncs,
                a.steps > 0 ? (double)inter / (double)n / (double)a.steps : 0.0, t_parallel);
       }
       printf("barnes parallel %.6f s\n", t_parallel);
       printf("sequential %.6f s\n", t_seq);
-      for (int q = 0; q < nodes; ++q) {
+      /* per node: its statistics, the phase times of its thread 0 and the
+       * locks of all its threads */
+      for (int q = 0; q < rdsm_nodes(); ++q) {
+        const node_report *r0 = &reports[(size_t)q * (size_t)node_threads];
+        uint64_t node_locks = 0;
+        for (int k = 0; k < node_threads; ++k) node_locks += r0[k].locks;
         char label[96];
         snprintf(label, sizeof label,
-                 "barnes node %d (build %.3f cofm %.3f force %.3f update %.3f s, locks %" PRIu64 ")", q,
-                 reports[q].build_s, reports[q].cofm_s, reports[q].force_s, reports[q].update_s, reports[q].locks);
-        app_print_breakdown(stdout, label, &reports[q].st);
+                 "barnes node %d (build %.3f cofm %.3f force %.3f update %.3f s, locks %" PRIu64 ")", q, r0->build_s,
+                 r0->cofm_s, r0->force_s, r0->update_s, node_locks);
+        app_print_breakdown(stdout, label, &r0->st);
       }
       fflush(stdout);
       FILE *f = app_json_begin(prog, a.json, "barnes", pass);
@@ -955,9 +1008,9 @@ int main(int argc, char **argv) {
                 ", \"stale_views\": %" PRIu64 ", \"makers_locks\": %" PRIu64 ", \"interactions\": %" PRIu64
                 ", \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node_stats\": [",
                 a.size, n, a.steps, a.theta, ke, worst, rms, locks, stale, syncs, inter, t_parallel, t_seq);
-        for (int q = 0; q < nodes; ++q) {
+        for (int q = 0; q < rdsm_nodes(); ++q) {
           if (q) fprintf(f, ", ");
-          app_json_stats(f, &reports[q].st);
+          app_json_stats(f, &reports[(size_t)q * (size_t)node_threads].st);
         }
         fprintf(f, "]");
         app_json_end(f, &reports[0].st);

@@ -5,8 +5,9 @@
  *
  *   X[k2 + n2*k1] = sum_j1 W_n1^(j1*k1) W_n^(j1*k2) sum_j2 W_n2^(j2*k2) x[j1 + n1*j2].
  *
- * Steps (each matrix's rows are split into contiguous blocks, one per node;
- * a node only writes its own rows, the transposes read other nodes' rows):
+ * Steps (each matrix's rows are split into contiguous blocks, one per node,
+ * or per compute thread with --threads: rdsm_run_threads; a node only writes
+ * its own rows, the transposes read other nodes' rows):
  *   A  transpose src (n2 x n1) -> dst (n1 x n2)
  *   B  length-n2 FFT of each of my rows of dst, then multiply by W_n^(j1*k2)
  *      -- barrier --
@@ -212,11 +213,52 @@ static double rel_error(const cpx *a, const cpx *b, long n) {
   return bmax > 0.0 ? emax / bmax : emax;
 }
 
+/* The parallel part, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, numbered node-major, each
+ * with its block of rows.  It runs twice: up to the last forward transform
+ * (checked by node 0 in between), then the last inverse. */
+typedef struct fft_job {
+  const plan *p;
+  cpx *x, *trans;
+  long iters;
+  int last_inverse; /* 0: the first part; 1: the last inverse */
+  double t_fwd, t_inv; /* node thread 0's */
+} fft_job;
+
+static void fft_worker(void *arg) {
+  fft_job *job = (fft_job *)arg;
+  const plan *p = job->p;
+  const int me = rdsm_thread_id(), workers = rdsm_threads();
+  const int node_thread0 = me % rdsm_node_threads() == 0;
+  long my0 = block_lo(p->n1, me, workers), my1 = block_lo(p->n1, me + 1, workers); /* my result rows */
+  double t_fwd = 0.0, t_inv = 0.0;
+  if (job->last_inverse) {
+    /* the last inverse: x = conj(FFT(conj(trans))) / n */
+    t_inv = timed_inverse(p, job->x, job->trans, my0, my1, me, workers);
+  } else {
+    for (long j = block_lo(p->n, me, workers); j < block_lo(p->n, me + 1, workers); ++j) job->x[j] = input_value(j);
+    rdsm_barrier();
+    /* ITERATIONS - 1 forward + inverse pairs, then the last forward (checked) */
+    if (node_thread0) rdsm_reset_stats();
+    for (long it = 0; it + 1 < job->iters; ++it) {
+      t_fwd += timed_forward(p, job->x, job->trans, me, workers);
+      t_inv += timed_inverse(p, job->x, job->trans, my0, my1, me, workers);
+    }
+    t_fwd += timed_forward(p, job->x, job->trans, me, workers);
+  }
+  if (node_thread0) {
+    job->t_fwd += t_fwd;
+    job->t_inv += t_inv;
+  }
+}
+
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const char *prog = argc > 0 ? argv[0] : "fft";
   fft_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
+  const int me = rdsm_rank();
+  char shape[64];
+  app_shape(shape, sizeof shape);
 
   plan p;
   int plan_ok = plan_make(&p, a.m) == 0;
@@ -231,18 +273,8 @@ int main(int argc, char **argv) {
   cpx *x = (cpx *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
   cpx *trans = (cpx *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
 
-  for (long j = block_lo(n, me, nodes); j < block_lo(n, me + 1, nodes); ++j) x[j] = input_value(j);
-  long my0 = block_lo(p.n1, me, nodes), my1 = block_lo(p.n1, me + 1, nodes); /* my result rows */
-  rdsm_barrier();
-
-  /* ITERATIONS - 1 forward + inverse pairs, then the last forward (checked) */
-  rdsm_reset_stats();
-  double t_fwd = 0.0, t_inv = 0.0;
-  for (long it = 0; it + 1 < a.iters; ++it) {
-    t_fwd += timed_forward(&p, x, trans, me, nodes);
-    t_inv += timed_inverse(&p, x, trans, my0, my1, me, nodes);
-  }
-  t_fwd += timed_forward(&p, x, trans, me, nodes);
+  fft_job job = {&p, x, trans, a.iters, 0, 0.0, 0.0};
+  rdsm_run_threads(fft_worker, &job);
   rdsm_stats st;
   rdsm_get_stats(&st);
 
@@ -301,16 +333,17 @@ int main(int argc, char **argv) {
   }
   rdsm_barrier();
 
-  /* the last inverse: x = conj(FFT(conj(trans))) / n */
-  t_inv += timed_inverse(&p, x, trans, my0, my1, me, nodes);
+  job.last_inverse = 1;
+  rdsm_run_threads(fft_worker, &job);
+  const double t_fwd = job.t_fwd, t_inv = job.t_inv;
 
   if (me == 0 && input) {
     err_inv = rel_error(x, input, n);
     pass = pass && err_fwd < tol && err_dft < tol && err_inv < tol && err_seq < tol;
-    printf("%s fft: 2^%d = %ld points (%ld x %ld), %ld iterations, %d nodes, protocol %s: forward %.6f s, inverse %.6f s, "
+    printf("%s fft: 2^%d = %ld points (%ld x %ld), %ld iterations, %s, protocol %s: forward %.6f s, inverse %.6f s, "
            "sequential %.6f s (radix-2 reference %.6f s); rel. error vs reference %.3g, vs sequential six-step %.3g, "
            "reference vs DFT %.3g, inverse vs input %.3g (tolerance %.0e)\n",
-           pass ? "PASS" : "FAIL", p.m, n, p.n2, p.n1, a.iters, nodes, rdsm_protocol_name(), t_fwd, t_inv, t_seq, t_ref,
+           pass ? "PASS" : "FAIL", p.m, n, p.n2, p.n1, a.iters, shape, rdsm_protocol_name(), t_fwd, t_inv, t_seq, t_ref,
            err_fwd, err_seq, err_dft, err_inv, tol);
     printf("parallel %.6f s\nsequential %.6f s\n", t_fwd, t_seq);
     app_print_breakdown(stdout, a.iters > 1 ? "fft node 0 (all transforms up to the last forward)" : "fft node 0 (forward)",

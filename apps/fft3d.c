@@ -2,7 +2,8 @@
  * the TreadMarks 3Dfft of seed 000 Fig. 9, grid 128).
  *
  * Shared arrays, each n^3 complex doubles, planes split into contiguous
- * blocks over the nodes (RDSM_PLACE_BLOCK, so a node's planes are homed on it):
+ * blocks over the nodes (RDSM_PLACE_BLOCK, so a node's planes are homed on it;
+ * with --threads over every compute thread of every node, rdsm_run_threads):
  *   A[z][y][x]  physical space, z-planes distributed
  *   S[x][y][z]  spectrum of the initial grid, x-planes distributed
  *   W[x][y][z]  evolved spectrum, x-planes distributed
@@ -98,7 +99,7 @@ static inline long block_lo(long rows, int node, int nodes) { return (long)((int
 typedef struct grid3 {
   long n, iters;
   cpx *A, *S, *W;
-  double *sums; /* [iters][nodes][2] partial checksums */
+  double *sums; /* [iters][workers][2] partial checksums */
   cpx *fwd, *inv, *buf;
 } grid3;
 
@@ -183,11 +184,44 @@ static void ref_fft3(cpx *R, long n, const cpx *roots, cpx *buf) {
 
 static double mag(cpx c) { return sqrt(c.re * c.re + c.im * c.im); }
 
+/* The parallel part, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, numbered node-major, each
+ * with its block of planes and its own line buffer. */
+typedef struct f3_job {
+  const grid3 *g;
+  double t_par; /* node thread 0's */
+} f3_job;
+
+static void f3_worker(void *arg) {
+  f3_job *job = (f3_job *)arg;
+  grid3 g = *job->g;
+  const long n = g.n, n2 = n * n;
+  const int me = rdsm_thread_id(), workers = rdsm_threads();
+  const int node_thread0 = me % rdsm_node_threads() == 0;
+  g.buf = (cpx *)malloc(sizeof(cpx) * (size_t)n);
+  if (!g.buf) {
+    fprintf(stderr, "fft3d: worker %d cannot allocate its line buffer\n", me);
+    exit(1);
+  }
+  for (long z = block_lo(n, me, workers); z < block_lo(n, me + 1, workers); ++z)
+    for (long y = 0; y < n; ++y)
+      for (long x = 0; x < n; ++x) g.A[z * n2 + y * n + x] = input_value(z, y, x);
+  rdsm_barrier();
+
+  if (node_thread0) rdsm_reset_stats();
+  double t0 = rdsm_wtime();
+  run3(&g, me, workers, 1);
+  if (node_thread0) job->t_par = rdsm_wtime() - t0;
+  free(g.buf);
+}
+
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const char *prog = argc > 0 ? argv[0] : "fft3d";
   f3_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
+  const int me = rdsm_rank(), nodes = rdsm_threads(); /* the workers */
+  char shape[64];
+  app_shape(shape, sizeof shape);
   const long n = a.n, n2 = n * n, n3 = n2 * n;
   const size_t bytes = sizeof(cpx) * (size_t)n3;
   const double tol = 1e-9;
@@ -207,15 +241,9 @@ int main(int argc, char **argv) {
     exit(1);
   }
 
-  for (long z = block_lo(n, me, nodes); z < block_lo(n, me + 1, nodes); ++z)
-    for (long y = 0; y < n; ++y)
-      for (long x = 0; x < n; ++x) g.A[z * n2 + y * n + x] = input_value(z, y, x);
-  rdsm_barrier();
-
-  rdsm_reset_stats();
-  double t0 = rdsm_wtime();
-  run3(&g, me, nodes, 1);
-  double t_par = rdsm_wtime() - t0;
+  f3_job job = {&g, 0.0};
+  rdsm_run_threads(f3_worker, &job);
+  const double t_par = job.t_par;
   rdsm_stats st;
   rdsm_get_stats(&st);
 
@@ -314,10 +342,10 @@ int main(int argc, char **argv) {
         err_final = rmax > 0.0 ? emax / rmax : emax;
       }
       pass = err_spec < tol && dft_err < tol && err_final < tol && err_sum < tol;
-      printf("%s fft3d: %ld^3 grid, %ld iterations, %d nodes, protocol %s: parallel %.6f s, sequential %.6f s "
+      printf("%s fft3d: %ld^3 grid, %ld iterations, %s, protocol %s: parallel %.6f s, sequential %.6f s "
              "(reference %.6f s); rel. error spectrum %.3g, reference vs DFT %.3g, final grid %.3g, checksums %.3g "
              "(tolerance %.0e); last checksum (%.12g, %.12g)\n",
-             pass ? "PASS" : "FAIL", n, a.iters, nodes, rdsm_protocol_name(), t_par, t_seq, t_ref, err_spec, dft_err,
+             pass ? "PASS" : "FAIL", n, a.iters, shape, rdsm_protocol_name(), t_par, t_seq, t_ref, err_spec, dft_err,
              err_final, err_sum, tol, psr, psi);
       app_print_times("fft3d", t_par, t_seq, &st);
       FILE *f = app_json_begin(prog, a.json, "fft3d", pass);

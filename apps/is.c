@@ -3,7 +3,9 @@
  * N keys in [0, B) are generated deterministically (each key a function of
  * the seed and its index: the mean of four uniform draws, so the
  * distribution is bell shaped as in NAS IS).  The key array is split into
- * contiguous blocks, one per node, homed where they are used.  Each of ITERS
+ * contiguous blocks, one per node, homed where they are used ("node" here
+ * and below is a worker: with --threads every compute thread of every node
+ * is one, rdsm_run_threads, with its own block, row and counts).  Each of ITERS
  * iterations first changes two keys (key[it] = it, key[it + ITERS] = B - 1 - it,
  * written by the node owning them) and then ranks every key:
  *
@@ -113,22 +115,29 @@ static void rank_sequential(const int32_t *key, int32_t *rank, int32_t *count, l
 
 static long long split(long long total, int parts, int p) { return (long long)((__int128)total * p / parts); }
 
-int main(int argc, char **argv) {
-  rdsm_init(&argc, &argv);
-  const char *prog = argc > 0 ? argv[0] : "is";
-  is_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
-  const long long n = a.keys, b = a.buckets;
-  const size_t page = rdsm_page_size();
+/* The parallel part, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, numbered node-major, each
+ * with its block of keys, its bucket range, its row of slots and its
+ * private counts. */
+typedef struct is_job {
+  is_args a;
+  int32_t *key, *rank, *slot;
+  size_t row_elems;
+  int64_t *range_total;
+  uint64_t *hashes;
+  double t_parallel; /* node thread 0's */
+} is_job;
 
-  app_verdict verdict = app_verdict_create();
-  int32_t *key = (int32_t *)rdsm_malloc_all(sizeof(int32_t) * (size_t)n, RDSM_PLACE_BLOCK);
-  int32_t *rank = (int32_t *)rdsm_malloc_all(sizeof(int32_t) * (size_t)n, RDSM_PLACE_BLOCK);
-  /* Rows padded to whole pages so that each row is homed at its node. */
-  size_t row_elems = ((sizeof(int32_t) * (size_t)b + page - 1) / page * page) / sizeof(int32_t);
-  int32_t *slot = (int32_t *)rdsm_malloc_all(sizeof(int32_t) * row_elems * (size_t)nodes, RDSM_PLACE_BLOCK);
-  int64_t *range_total = (int64_t *)rdsm_malloc_all(sizeof(int64_t) * (size_t)nodes, RDSM_PLACE_DEFAULT);
-  uint64_t *hashes = (uint64_t *)rdsm_malloc_all(sizeof(uint64_t) * (size_t)nodes * (size_t)a.iters, RDSM_PLACE_DEFAULT);
+static void is_worker(void *arg) {
+  is_job *job = (is_job *)arg;
+  const is_args a = job->a;
+  const int me = rdsm_thread_id(), nodes = rdsm_threads();
+  const int node_thread0 = me % rdsm_node_threads() == 0;
+  const long long n = a.keys, b = a.buckets;
+  const size_t row_elems = job->row_elems;
+  int32_t *key = job->key, *rank = job->rank, *slot = job->slot;
+  int64_t *range_total = job->range_total;
+  uint64_t *hashes = job->hashes;
 
   const long long k0 = split(n, nodes, me), k1 = split(n, nodes, me + 1);
   const long long b0 = split(b, nodes, me), b1 = split(b, nodes, me + 1);
@@ -136,13 +145,13 @@ int main(int argc, char **argv) {
   int32_t *start = (int32_t *)malloc(sizeof(int32_t) * (size_t)b);
   uint64_t *my_hash = (uint64_t *)calloc((size_t)a.iters, sizeof(uint64_t));
   if (!count || !start || !my_hash) {
-    fprintf(stderr, "is: node %d: out of private memory\n", me);
+    fprintf(stderr, "is: worker %d: out of private memory\n", me);
     exit(3);
   }
   for (long long i = k0; i < k1; ++i) key[i] = initial_key(a.seed, i, b);
   rdsm_barrier();
 
-  rdsm_reset_stats();
+  if (node_thread0) rdsm_reset_stats();
   double t0 = rdsm_wtime();
   int32_t *myrow = slot + (size_t)me * row_elems;
   for (long long it = 0; it < a.iters; ++it) {
@@ -181,11 +190,38 @@ int main(int argc, char **argv) {
      * range_total before anyone writes them again */
   }
   rdsm_barrier();
-  double t_parallel = rdsm_wtime() - t0;
-  rdsm_stats st;
-  rdsm_get_stats(&st);
+  if (node_thread0) job->t_parallel = rdsm_wtime() - t0;
   memcpy(hashes + (size_t)me * (size_t)a.iters, my_hash, sizeof(uint64_t) * (size_t)a.iters);
   rdsm_barrier();
+  free(count);
+  free(start);
+  free(my_hash);
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "is";
+  is_args a = parse_args(argc, argv);
+  const int me = rdsm_rank(), nodes = rdsm_threads(); /* the workers */
+  char shape[64];
+  app_shape(shape, sizeof shape);
+  const long long n = a.keys, b = a.buckets;
+  const size_t page = rdsm_page_size();
+
+  app_verdict verdict = app_verdict_create();
+  int32_t *key = (int32_t *)rdsm_malloc_all(sizeof(int32_t) * (size_t)n, RDSM_PLACE_BLOCK);
+  int32_t *rank = (int32_t *)rdsm_malloc_all(sizeof(int32_t) * (size_t)n, RDSM_PLACE_BLOCK);
+  /* Rows padded to whole pages so that each row is homed at its node. */
+  size_t row_elems = ((sizeof(int32_t) * (size_t)b + page - 1) / page * page) / sizeof(int32_t);
+  int32_t *slot = (int32_t *)rdsm_malloc_all(sizeof(int32_t) * row_elems * (size_t)nodes, RDSM_PLACE_BLOCK);
+  int64_t *range_total = (int64_t *)rdsm_malloc_all(sizeof(int64_t) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+  uint64_t *hashes = (uint64_t *)rdsm_malloc_all(sizeof(uint64_t) * (size_t)nodes * (size_t)a.iters, RDSM_PLACE_DEFAULT);
+
+  is_job job = {a, key, rank, slot, row_elems, range_total, hashes, 0.0};
+  rdsm_run_threads(is_worker, &job);
+  const double t_parallel = job.t_parallel;
+  rdsm_stats st;
+  rdsm_get_stats(&st);
 
   int pass = 1;
   if (me == 0) {
@@ -243,14 +279,14 @@ int main(int argc, char **argv) {
       pass = bad_rank == 0 && bad_key == 0 && perm_bad == 0 && order_bad == 0 && bad_iter == 0;
       uint64_t checksum = shash[a.iters - 1];
       if (pass) {
-        printf("PASS is: %lld keys, %lld buckets, %lld iterations, %d nodes, size %s, rank hash %016" PRIx64
+        printf("PASS is: %lld keys, %lld buckets, %lld iterations, %s, size %s, rank hash %016" PRIx64
                ", parallel %.6f s, sequential %.6f s\n",
-               n, b, a.iters, nodes, a.size, checksum, t_parallel, t_seq);
+               n, b, a.iters, shape, a.size, checksum, t_parallel, t_seq);
       } else {
-        printf("FAIL is: %lld keys, %lld buckets, %lld iterations, %d nodes: %lld keys and %lld ranks differ from the "
+        printf("FAIL is: %lld keys, %lld buckets, %lld iterations, %s: %lld keys and %lld ranks differ from the "
                "sequential run (first rank at index %lld: got %d expected %d), %lld ranks not a permutation, %lld "
                "order violations, %lld iterations with a wrong rank hash (first %lld)\n",
-               n, b, a.iters, nodes, bad_key, bad_rank, first_bad, first_bad >= 0 ? rank[first_bad] : 0,
+               n, b, a.iters, shape, bad_key, bad_rank, first_bad, first_bad >= 0 ? rank[first_bad] : 0,
                first_bad >= 0 ? srank[first_bad] : 0, perm_bad, order_bad, bad_iter, first_bad_iter);
       }
       printf("sequential %.6f s\n", t_seq);
@@ -272,9 +308,6 @@ int main(int argc, char **argv) {
     free(scount);
     free(shash);
   }
-  free(count);
-  free(start);
-  free(my_hash);
   int status = app_verdict_publish(verdict, pass);
   rdsm_finalize();
   return status;

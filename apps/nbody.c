@@ -2,7 +2,9 @@
  *
  * N bodies, each 64 bytes in one shared array (position, velocity, mass,
  * padding: 8K bodies are 0.5 MB, as in seed 004 Table 3).  Bodies are split
- * into contiguous blocks, one per node.  Every step:
+ * into contiguous blocks, one per node (one per compute thread with
+ * --threads: rdsm_run_threads; "node 0" below is then thread 0 of node 0).
+ * Every step:
  *
  *   force phase   each node computes the acceleration of each of its bodies
  *                 from the positions of all bodies (reads everything, writes
@@ -158,29 +160,34 @@ static double kinetic(const body *b, long n) {
   return k;
 }
 
-int main(int argc, char **argv) {
-  rdsm_init(&argc, &argv);
-  const char *prog = argc > 0 ? argv[0] : "nbody";
-  nb_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
-  const char *name = a.variant_w ? "nbodyw" : "nbody";
+/* The parallel part, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, each with its block of
+ * bodies and its private accelerations; worker 0 does NBodyW's
+ * sequential phase. */
+typedef struct nb_job {
+  nb_args a;
+  body *bodies;
+  double t_parallel; /* node thread 0's */
+} nb_job;
+
+static void nb_worker(void *arg) {
+  nb_job *job = (nb_job *)arg;
+  const nb_args a = job->a;
+  const int me = rdsm_thread_id(), nodes = rdsm_threads();
+  const int node_thread0 = me % rdsm_node_threads() == 0;
   const long n = a.bodies;
-  const size_t bytes = (size_t)n * sizeof(body);
-
-  app_verdict verdict = app_verdict_create();
-  body *bodies = (body *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
-
+  body *bodies = job->bodies;
   long i0 = (long)((int64_t)n * me / nodes);
   long i1 = (long)((int64_t)n * (me + 1) / nodes);
   double *acc = (double *)malloc((size_t)(i1 - i0 + 1) * 3 * sizeof(double));
   if (!acc) {
-    fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
+    fprintf(stderr, "nbody: worker %d: out of memory\n", me);
     exit(1);
   }
   for (long i = i0; i < i1; ++i) init_body(&bodies[i], i, n);
   rdsm_barrier();
 
-  rdsm_reset_stats();
+  if (node_thread0) rdsm_reset_stats();
   double t0 = rdsm_wtime();
   for (long step = 0; step < a.steps; ++step) {
     compute_acc(bodies, n, i0, i1, acc);
@@ -192,10 +199,29 @@ int main(int argc, char **argv) {
       rdsm_barrier();
     }
   }
-  double t_parallel = rdsm_wtime() - t0;
+  if (node_thread0) job->t_parallel = rdsm_wtime() - t0;
+  free(acc);
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "nbody";
+  nb_args a = parse_args(argc, argv);
+  const int me = rdsm_rank();
+  char shape[64];
+  app_shape(shape, sizeof shape);
+  const char *name = a.variant_w ? "nbodyw" : "nbody";
+  const long n = a.bodies;
+  const size_t bytes = (size_t)n * sizeof(body);
+
+  app_verdict verdict = app_verdict_create();
+  body *bodies = (body *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
+
+  nb_job job = {a, bodies, 0.0};
+  rdsm_run_threads(nb_worker, &job);
+  const double t_parallel = job.t_parallel;
   rdsm_stats st;
   rdsm_get_stats(&st);
-  free(acc);
 
   int pass = 1;
   if (me == 0) {
@@ -220,13 +246,13 @@ int main(int argc, char **argv) {
         for (long i = 0; i < n; ++i)
           if (memcmp(&bodies[i], &ref[i], sizeof(body)) != 0 && bad++ == 0) first = i;
         printf("FAIL %s: %ld of %ld bodies differ from the sequential run; first body %ld: pos %.17g %.17g %.17g "
-               "expected %.17g %.17g %.17g (nodes %d, %ld steps)\n",
+               "expected %.17g %.17g %.17g (%s, %ld steps)\n",
                name, bad, n, first, bodies[first].pos[0], bodies[first].pos[1], bodies[first].pos[2],
-               ref[first].pos[0], ref[first].pos[1], ref[first].pos[2], nodes, a.steps);
+               ref[first].pos[0], ref[first].pos[1], ref[first].pos[2], shape, a.steps);
       } else {
-        printf("PASS %s: %ld bodies, %ld steps, %d nodes, protocol %s, kinetic energy %.17g, parallel %.6f s, "
+        printf("PASS %s: %ld bodies, %ld steps, %s, protocol %s, kinetic energy %.17g, parallel %.6f s, "
                "bit-identical to sequential\n",
-               name, n, a.steps, nodes, rdsm_protocol_name(), ke, t_parallel);
+               name, n, a.steps, shape, rdsm_protocol_name(), ke, t_parallel);
       }
       printf("sequential %.6f s\n", t_seq);
       app_print_breakdown(stdout, name, &st);

@@ -36,7 +36,9 @@
  * by odd reflection) and 2 more sweeps.  All levels live in shared memory.
  *
  * Partition.  At every level the interior rows are split into contiguous,
- * balanced blocks, one per node (a node may have none on a coarse level).
+ * balanced blocks, one per node (a node may have none on a coarse level;
+ * with --threads one per compute thread of every node, rdsm_run_threads, and
+ * "node" below means such a worker).
  * Every grid is laid out so that each node's block of rows starts on a page
  * boundary, and each node writes its own block first (first-touch placement):
  * every page is written by one node only and is homed there.  Nodes share only
@@ -261,7 +263,13 @@ static void ocean_setup(ocean *o, int par, int me, int nodes, long n) {
     o->lev[l].f = o->cf[l];
   }
   if (par) o->slots = (double *)rdsm_malloc_all(sizeof(double) * 2 * (size_t)nodes * SLOT_DOUBLES, RDSM_PLACE_DEFAULT);
+}
 
+/* The initial state, each worker writing its own rows (all rows in the
+ * sequential run): first touch makes their node their home. */
+static void ocean_init(ocean *o) {
+  const long n = o->n;
+  const int nl = o->nlev;
   /* Own rows first: zero everything, then the initial vorticity. */
   long a, b;
   touch_rows(o, 0, &a, &b);
@@ -283,7 +291,7 @@ static void ocean_setup(ocean *o, int par, int me, int nodes, long n) {
       memset(o->cf[l].row[i], 0, wl * sizeof(double));
     }
   }
-  if (par && me == 0) memset(o->slots, 0, sizeof(double) * 2 * (size_t)nodes * SLOT_DOUBLES);
+  if (o->par && o->me == 0) memset(o->slots, 0, sizeof(double) * 2 * (size_t)o->nodes * SLOT_DOUBLES);
   sync(o);
 }
 
@@ -539,11 +547,43 @@ static void ocean_step(ocean *o, step_rec *rec) {
 
 static const char *kGridNames[NGRIDS] = {"q1", "q3", "t1", "t3", "psi1", "psi3", "psi_bt", "psi_bc", "rhs_bt", "rhs_bc"};
 
+/* The parallel part, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, numbered node-major; each
+ * runs a copy of the run's description with its own partition index and
+ * its own solver state (the level being solved, the reduction count), over
+ * the same shared grids. */
+typedef struct oc_job {
+  const ocean *oc;
+  long steps;
+  step_rec *hist;    /* node thread 0's records */
+  double t_parallel; /* node thread 0's */
+} oc_job;
+
+static void oc_worker(void *arg) {
+  oc_job *job = (oc_job *)arg;
+  ocean o = *job->oc;
+  o.me = rdsm_thread_id();
+  const int node_thread0 = o.me % rdsm_node_threads() == 0;
+  ocean_init(&o);
+
+  if (node_thread0) rdsm_reset_stats();
+  double t0 = rdsm_wtime();
+  for (long s = 0; s < job->steps; ++s) {
+    step_rec rec; /* the same on every worker */
+    memset(&rec, 0, sizeof rec);
+    ocean_step(&o, &rec);
+    if (node_thread0) job->hist[s] = rec;
+  }
+  if (node_thread0) job->t_parallel = rdsm_wtime() - t0;
+}
+
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const char *prog = argc > 0 ? argv[0] : "ocean";
   oc_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
+  const int me = rdsm_rank(), nodes = rdsm_threads(); /* the workers */
+  char shape[64];
+  app_shape(shape, sizeof shape);
   const long n = a.n;
 
   app_verdict verdict = app_verdict_create();
@@ -551,11 +591,9 @@ int main(int argc, char **argv) {
   ocean_setup(&oc, 1, me, nodes, n);
   step_rec *hist = (step_rec *)xmalloc(sizeof(step_rec) * (size_t)(a.steps + 1));
   memset(hist, 0, sizeof(step_rec) * (size_t)(a.steps + 1));
-
-  rdsm_reset_stats();
-  double t0 = rdsm_wtime();
-  for (long s = 0; s < a.steps; ++s) ocean_step(&oc, &hist[s]);
-  double t_parallel = rdsm_wtime() - t0;
+  oc_job job = {&oc, a.steps, hist, 0.0};
+  rdsm_run_threads(oc_worker, &job);
+  const double t_parallel = job.t_parallel;
   rdsm_stats st;
   rdsm_get_stats(&st);
 
@@ -563,6 +601,7 @@ int main(int argc, char **argv) {
   if (me == 0) {
     ocean ref;
     ocean_setup(&ref, 0, 0, nodes, n);
+    ocean_init(&ref);
     step_rec *rhist = (step_rec *)xmalloc(sizeof(step_rec) * (size_t)(a.steps + 1));
     memset(rhist, 0, sizeof(step_rec) * (size_t)(a.steps + 1));
     double ts = rdsm_wtime();
@@ -595,9 +634,9 @@ int main(int argc, char **argv) {
     if (bad) {
       pass = 0;
       printf("FAIL ocean: %zu of %zu values differ from the sequential run; first in %s at (%ld, %ld): got %.17g "
-             "expected %.17g (nodes %d, n %ld, %ld steps)\n",
+             "expected %.17g (%s, n %ld, %ld steps)\n",
              bad, (size_t)NGRIDS * w * w, kGridNames[bad_grid], bi, bj, oc.g[bad_grid].row[bi][bj],
-             ref.g[bad_grid].row[bi][bj], nodes, n, a.steps);
+             ref.g[bad_grid].row[bi][bj], shape, n, a.steps);
     } else if (bad_step >= 0) {
       pass = 0;
       const step_rec *x = &hist[bad_step], *y = &rhist[bad_step];
@@ -609,10 +648,10 @@ int main(int argc, char **argv) {
       pass = 0;
       printf("FAIL ocean: %zu values are not finite (the run blew up)\n", nonfinite);
     } else {
-      printf("PASS ocean: %ldx%ld grid, %ld steps, %d multigrid levels, %d V-cycles, %d nodes, protocol %s, "
+      printf("PASS ocean: %ldx%ld grid, %ld steps, %d multigrid levels, %d V-cycles, %s, protocol %s, "
              "size %s, energy %.17g, enstrophy %.17g, checksum %.17g, last residuals %.3g %.3g, "
              "bit-identical to sequential\n",
-             n + 2, n + 2, a.steps, oc.nlev, total_cycles, nodes, rdsm_protocol_name(), a.size, last.energy,
+             n + 2, n + 2, a.steps, oc.nlev, total_cycles, shape, rdsm_protocol_name(), a.size, last.energy,
              last.enstrophy, checksum, last.rel_bt, last.rel_bc);
     }
     app_print_times("ocean", t_parallel, t_seq, &st);

@@ -1,7 +1,9 @@
 /* Parallel LSD radix sort of integer keys (SPLASH-2 style).
  *
  * N keys in [0, MAXKEY) are generated from a seed; node p owns the contiguous
- * chunk [N*p/P, N*(p+1)/P) of the source array.  Each pass sorts on r bits
+ * chunk [N*p/P, N*(p+1)/P) of the source array.  ("Node" below is a worker:
+ * with --threads every compute thread of every node is one, rdsm_run_threads,
+ * with its own chunk and histogram row.)  Each pass sorts on r bits
  * (radix R = 2^r):
  *   1. every node counts the digits of its chunk into its own row of a shared
  *      histogram table (one page-aligned row per node);            barrier
@@ -97,35 +99,43 @@ static void seq_pass(const uint32_t *src, uint32_t *dst, size_t n, int shift, ui
   for (size_t i = 0; i < n; ++i) dst[cnt[(src[i] >> shift) & mask]++] = src[i];
 }
 
-int main(int argc, char **argv) {
-  rdsm_init(&argc, &argv);
-  const char *prog = argc > 0 ? argv[0] : "radix";
-  radix_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
-  const size_t n = (size_t)a.keys;
+/* The parallel part, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, numbered node-major, each
+ * with its chunk of the keys and its row of the histogram. */
+typedef struct radix_job {
+  radix_args a;
+  int passes, rbits;
+  uint32_t mask;
+  uint32_t *k0, *k1;
+  int64_t *hist;
+  size_t row;       /* histogram row length (int64s, page aligned) */
+  uint32_t *result; /* the array holding the sorted keys */
+  double t_parallel;
+} radix_job;
+
+static void radix_worker(void *arg) {
+  radix_job *job = (radix_job *)arg;
+  const radix_args a = job->a;
+  const int me = rdsm_thread_id(), workers = rdsm_threads();
+  const size_t n = (size_t)a.keys, row = job->row;
   const long long R = a.radix;
-  int rbits = 0;
-  while ((1LL << rbits) < R) ++rbits;
-  int keybits = 0;
-  while (keybits < 32 && ((a.maxkey - 1) >> keybits) != 0) ++keybits;
-  if (keybits == 0) keybits = 1;
-  const int passes = (keybits + rbits - 1) / rbits;
-  const uint32_t mask = (uint32_t)(R - 1);
+  const int rbits = job->rbits;
+  const uint32_t mask = job->mask;
+  uint32_t *k0 = job->k0, *k1 = job->k1;
+  int64_t *hist = job->hist;
 
-  app_verdict verdict = app_verdict_create();
-  size_t page = rdsm_page_size();
-  size_t row = ((size_t)R * sizeof(int64_t) + page - 1) / page * page / sizeof(int64_t);
-  uint32_t *k0 = (uint32_t *)rdsm_malloc_all(n * sizeof(uint32_t), RDSM_PLACE_BLOCK);
-  uint32_t *k1 = (uint32_t *)rdsm_malloc_all(n * sizeof(uint32_t), RDSM_PLACE_BLOCK);
-  int64_t *hist = (int64_t *)rdsm_malloc_all(row * sizeof(int64_t) * (size_t)nodes, RDSM_PLACE_FIRST_TOUCH);
-
-  size_t lo = (size_t)((unsigned long long)n * (unsigned long long)me / (unsigned long long)nodes);
-  size_t hi = (size_t)((unsigned long long)n * (unsigned long long)(me + 1) / (unsigned long long)nodes);
+  size_t lo = (size_t)((unsigned long long)n * (unsigned long long)me / (unsigned long long)workers);
+  size_t hi = (size_t)((unsigned long long)n * (unsigned long long)(me + 1) / (unsigned long long)workers);
   int64_t *myhist = hist + row * (size_t)me;
-  memset(myhist, 0, row * sizeof(int64_t)); /* first touch: my row is homed here */
+  memset(myhist, 0, row * sizeof(int64_t)); /* first touch: my row is homed at my node */
   int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)R);
+  if (!offs) {
+    fprintf(stderr, "radix: worker %d: out of memory\n", me);
+    exit(1);
+  }
 
-  /* node 0's statistics cover every iteration, key generation included */
+  /* each node's statistics cover every iteration, key generation included */
+  const int node_thread0 = me % rdsm_node_threads() == 0;
   double t_parallel = 0.0;
   uint32_t *src = k0, *dst = k1;
   for (long long it = 0; it < a.iters; ++it) {
@@ -133,11 +143,11 @@ int main(int argc, char **argv) {
      * barrier ordered everyone's reads of it before these writes) */
     for (size_t i = lo; i < hi; ++i) k0[i] = gen_key(a.seed, it, (long long)i, a.maxkey);
     rdsm_barrier();
-    if (it == 0) rdsm_reset_stats();
+    if (it == 0 && node_thread0) rdsm_reset_stats();
     double t0 = rdsm_wtime();
     src = k0;
     dst = k1;
-    for (int p = 0; p < passes; ++p) {
+    for (int p = 0; p < job->passes; ++p) {
       int shift = p * rbits;
       /* 1. local histogram (counted privately, then written to my row) */
       memset(offs, 0, sizeof(int64_t) * (size_t)R);
@@ -145,10 +155,10 @@ int main(int argc, char **argv) {
       memcpy(myhist, offs, sizeof(int64_t) * (size_t)R);
       rdsm_barrier();
       /* 2. global prefix: start of my keys of digit d in dst */
-      int64_t before = 0; /* keys of all nodes with a smaller digit */
+      int64_t before = 0; /* keys of all workers with a smaller digit */
       for (long long d = 0; d < R; ++d) {
         int64_t lower = 0, total = 0;
-        for (int q = 0; q < nodes; ++q) {
+        for (int q = 0; q < workers; ++q) {
           int64_t c = hist[row * (size_t)q + (size_t)d];
           if (q < me) lower += c;
           total += c;
@@ -168,6 +178,41 @@ int main(int argc, char **argv) {
     }
     t_parallel += rdsm_wtime() - t0;
   }
+  free(offs);
+  if (node_thread0) {
+    job->t_parallel = t_parallel;
+    job->result = src;
+  }
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "radix";
+  radix_args a = parse_args(argc, argv);
+  const int me = rdsm_rank(), workers = rdsm_threads();
+  char shape[64];
+  app_shape(shape, sizeof shape);
+  const size_t n = (size_t)a.keys;
+  const long long R = a.radix;
+  int rbits = 0;
+  while ((1LL << rbits) < R) ++rbits;
+  int keybits = 0;
+  while (keybits < 32 && ((a.maxkey - 1) >> keybits) != 0) ++keybits;
+  if (keybits == 0) keybits = 1;
+  const int passes = (keybits + rbits - 1) / rbits;
+  const uint32_t mask = (uint32_t)(R - 1);
+
+  app_verdict verdict = app_verdict_create();
+  size_t page = rdsm_page_size();
+  size_t row = ((size_t)R * sizeof(int64_t) + page - 1) / page * page / sizeof(int64_t);
+  radix_job job = {a, passes, rbits, mask, NULL, NULL, NULL, row, NULL, 0.0};
+  job.k0 = (uint32_t *)rdsm_malloc_all(n * sizeof(uint32_t), RDSM_PLACE_BLOCK);
+  job.k1 = (uint32_t *)rdsm_malloc_all(n * sizeof(uint32_t), RDSM_PLACE_BLOCK);
+  /* one histogram row per worker */
+  job.hist = (int64_t *)rdsm_malloc_all(row * sizeof(int64_t) * (size_t)workers, RDSM_PLACE_FIRST_TOUCH);
+  rdsm_run_threads(radix_worker, &job);
+  const double t_parallel = job.t_parallel;
+  const uint32_t *src = job.result;
   rdsm_stats st;
   rdsm_get_stats(&st);
 
@@ -214,12 +259,12 @@ int main(int argc, char **argv) {
       } else if (bad) {
         pass = 0;
         printf("FAIL radix: %zu of %zu keys differ from qsort of the input (%zu descents); first at %zu: got %u "
-               "expected %u (nodes %d, radix %lld, maxkey %lld, last of %lld iterations)\n",
-               bad, n, unsorted, first, (unsigned)src[first], (unsigned)ref[first], nodes, R, a.maxkey, a.iters);
+               "expected %u (%s, radix %lld, maxkey %lld, last of %lld iterations)\n",
+               bad, n, unsorted, first, (unsigned)src[first], (unsigned)ref[first], shape, R, a.maxkey, a.iters);
       } else {
-        printf("PASS radix: %zu keys < %lld, radix %lld, %d passes, %lld iterations, %d nodes, size %s, "
+        printf("PASS radix: %zu keys < %lld, radix %lld, %d passes, %lld iterations, %s, size %s, "
                "checksum %016llx, parallel %.6f s\n",
-               n, a.maxkey, R, passes, a.iters, nodes, a.size, (unsigned long long)checksum, t_parallel);
+               n, a.maxkey, R, passes, a.iters, shape, a.size, (unsigned long long)checksum, t_parallel);
       }
       app_print_times("radix", t_parallel, t_seq, &st);
       FILE *f = app_json_begin(prog, a.json, "radix", pass);
@@ -236,7 +281,6 @@ int main(int argc, char **argv) {
     free(tmp);
     free(cnt);
   }
-  free(offs);
   int status = app_verdict_publish(verdict, pass);
   rdsm_finalize();
   return status;

@@ -10,7 +10,9 @@
  *   - a stack of partial tours with a count of nodes busy expanding one,
  *     protected by lock QUEUE_LOCK;
  *   - the best tour length and the tour, protected by lock BEST_LOCK.
- * A node takes a partial tour under the queue lock, then reads the best
+ * A node (a worker: with --threads every compute thread of every node is
+ * one, rdsm_run_threads, with its own private search state) takes a partial
+ * tour under the queue lock, then reads the best
  * length under the best lock into a private bound (a private search also
  * exchanges it under that lock when it finds a better tour and every 8192
  * search nodes).  A tour with fewer than
@@ -291,21 +293,29 @@ static void nap(void) {
   nanosleep(&ts, NULL);
 }
 
-int main(int argc, char **argv) {
-  rdsm_init(&argc, &argv);
-  const char *prog = argc > 0 ? argv[0] : "tsp";
-  tsp_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
-  nc = (int)a.cities;
-  bound_kind = a.bound;
-  make_cities(a.seed);
+/* The parallel search, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, each with its own private
+ * search state and bound; the queue's busy count counts workers. */
+typedef struct tsp_job {
+  tsp_args a;
+  queue_head *qh;
+  tour *stack;
+  best_rec *best;
+  uint64_t *visited; /* search nodes of each worker */
+  int32_t capacity;
+  double t_parallel; /* node thread 0's */
+} tsp_job;
 
-  app_verdict verdict = app_verdict_create();
-  const int32_t capacity = 1 << 16;
-  queue_head *qh = (queue_head *)rdsm_malloc_all(sizeof(queue_head), RDSM_PLACE_DEFAULT);
-  tour *stack = (tour *)rdsm_malloc_all(sizeof(tour) * (size_t)capacity, RDSM_PLACE_DEFAULT);
-  best_rec *best = (best_rec *)rdsm_malloc_all(sizeof(best_rec), RDSM_PLACE_DEFAULT);
-  uint64_t *visited = (uint64_t *)rdsm_malloc_all(sizeof(uint64_t) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+static void tsp_worker(void *arg) {
+  tsp_job *job = (tsp_job *)arg;
+  const tsp_args a = job->a;
+  const int me = rdsm_thread_id();
+  const int node_thread0 = me % rdsm_node_threads() == 0;
+  const int32_t capacity = job->capacity;
+  queue_head *qh = job->qh;
+  tour *stack = job->stack;
+  best_rec *best = job->best;
+  uint64_t *visited = job->visited;
 
   search s;
   initial_tour(&s);
@@ -319,8 +329,7 @@ int main(int argc, char **argv) {
   }
   rdsm_barrier();
 
-  shared_best = best;
-  rdsm_reset_stats();
+  if (node_thread0) rdsm_reset_stats();
   double t0 = rdsm_wtime();
   uint64_t taken = 0;
   int holding = 0; /* I counted myself busy */
@@ -381,12 +390,39 @@ int main(int argc, char **argv) {
     if (s.improved) sync_best(&s);
   }
   rdsm_barrier();
-  double t_parallel = rdsm_wtime() - t0;
-  shared_best = NULL; /* the sequential check below searches alone */
-  rdsm_stats st;
-  rdsm_get_stats(&st);
+  if (node_thread0) job->t_parallel = rdsm_wtime() - t0;
   visited[me] = s.nodes_visited;
   rdsm_barrier();
+  (void)taken;
+}
+
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "tsp";
+  tsp_args a = parse_args(argc, argv);
+  const int me = rdsm_rank(), nodes = rdsm_threads(); /* the workers */
+  char shape[64];
+  app_shape(shape, sizeof shape);
+  nc = (int)a.cities;
+  bound_kind = a.bound;
+  make_cities(a.seed);
+
+  app_verdict verdict = app_verdict_create();
+  const int32_t capacity = 1 << 16;
+  queue_head *qh = (queue_head *)rdsm_malloc_all(sizeof(queue_head), RDSM_PLACE_DEFAULT);
+  tour *stack = (tour *)rdsm_malloc_all(sizeof(tour) * (size_t)capacity, RDSM_PLACE_DEFAULT);
+  best_rec *best = (best_rec *)rdsm_malloc_all(sizeof(best_rec), RDSM_PLACE_DEFAULT);
+  uint64_t *visited = (uint64_t *)rdsm_malloc_all(sizeof(uint64_t) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+
+  tsp_job job = {a, qh, stack, best, visited, capacity, 0.0};
+  /* the workers exchange bounds through it; the sequential check below searches alone */
+  shared_best = best;
+  rdsm_run_threads(tsp_worker, &job);
+  shared_best = NULL;
+  const double t_parallel = job.t_parallel;
+  rdsm_stats st;
+  rdsm_get_stats(&st);
 
   int pass = 1;
   if (me == 0) {
@@ -419,15 +455,15 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nc && off + 5 < sizeof tourbuf; ++i)
       off += (size_t)snprintf(tourbuf + off, sizeof tourbuf - off, "%s%d", i ? "-" : "", perm_ok ? path[i] : -1);
     if (pass) {
-      printf("PASS tsp: %d cities, seed %" PRIu64 ", depth %lld, bound %s, %d nodes, size %s, optimal length %d, tour %s, "
+      printf("PASS tsp: %d cities, seed %" PRIu64 ", depth %lld, bound %s, %s, size %s, optimal length %d, tour %s, "
              "parallel %.6f s, sequential %.6f s (search nodes parallel %" PRIu64 ", sequential %" PRIu64
              ", queue tours %" PRIu64 ")\n",
-             nc, a.seed, a.depth, a.bound ? "edge" : "mst", nodes, a.size, len, tourbuf, t_parallel, t_seq, total_visited, seq.nodes_visited,
+             nc, a.seed, a.depth, a.bound ? "edge" : "mst", shape, a.size, len, tourbuf, t_parallel, t_seq, total_visited, seq.nodes_visited,
              qh->taken);
     } else {
-      printf("FAIL tsp: %d cities, seed %" PRIu64 ", %d nodes: parallel best length %d, tour %s (%s, its length %d), "
+      printf("FAIL tsp: %d cities, seed %" PRIu64 ", %s: parallel best length %d, tour %s (%s, its length %d), "
              "sequential optimum %d\n",
-             nc, a.seed, nodes, len, tourbuf, perm_ok ? "a permutation" : "NOT a permutation of the cities", plen,
+             nc, a.seed, shape, len, tourbuf, perm_ok ? "a permutation" : "NOT a permutation of the cities", plen,
              seq.best_len);
     }
     printf("sequential %.6f s\n", t_seq);
@@ -443,7 +479,6 @@ int main(int argc, char **argv) {
       app_json_end(f, &st);
     }
   }
-  (void)taken;
   int status = app_verdict_publish(verdict, pass);
   rdsm_finalize();
   return status;

@@ -3,7 +3,9 @@
  * pair potential with a cutoff, periodic cubic box, velocity Verlet).
  *
  * M molecules, 80 bytes each (position, velocity, force) in one shared array.
- * Each node owns a contiguous block of molecules.  Every time step:
+ * Each node owns a contiguous block of molecules (each worker: with --threads
+ * every compute thread of every node is one, rdsm_run_threads, with its own
+ * block, private forces and energy slot).  Every time step:
  *
  *   kick+drift   each node: v += dt/2 f, x += dt v, f = 0 for its molecules;
  *                barrier;
@@ -215,22 +217,25 @@ static void force_phase(water_ctx *c, long i0, long i1, int me) {
   c->pe_slots[me] = pe;
 }
 
-static double rel_err(double a, double b) {
-  double d = fabs(a - b), s = fabs(b);
-  return d / (s > 1.0 ? s : 1.0);
-}
+/* The parallel part, on every compute thread of every node (--threads):
+ * the workers are the rdsm_threads() threads, each with its block of
+ * molecules, its private force array and its energy slot. */
+typedef struct water_job {
+  water_args a;
+  molecule *mol;
+  double *pe_slots;      /* one per worker */
+  const molecule *init;  /* the initial state, private to the node */
+  double t_parallel, pe0; /* node thread 0's */
+} water_job;
 
-int main(int argc, char **argv) {
-  rdsm_init(&argc, &argv);
-  const char *prog = argc > 0 ? argv[0] : "water";
-  water_args a = parse_args(argc, argv);
-  const int me = rdsm_rank(), nodes = rdsm_nodes();
+static void water_worker(void *arg) {
+  water_job *job = (water_job *)arg;
+  const water_args a = job->a;
+  const int me = rdsm_thread_id(), nodes = rdsm_threads();
+  const int node_thread0 = me % rdsm_node_threads() == 0;
   const long m = a.mols;
-  const size_t bytes = (size_t)m * sizeof(molecule);
-
-  app_verdict verdict = app_verdict_create();
-  molecule *mol = (molecule *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
-  double *pe_slots = (double *)rdsm_malloc_all(sizeof(double) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+  molecule *mol = job->mol;
+  double *pe_slots = job->pe_slots;
 
   water_ctx c;
   c.mol = mol;
@@ -240,19 +245,16 @@ int main(int argc, char **argv) {
   c.nlocks = (m + a.group - 1) / a.group;
   c.lock_count = rdsm_lock_count();
   c.priv = (double *)malloc((size_t)m * 3 * sizeof(double));
-  molecule *init = (molecule *)malloc(bytes);
-  if (!c.priv || !init) {
-    fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
+  if (!c.priv) {
+    fprintf(stderr, "water: worker %d: out of memory\n", me);
     exit(1);
   }
   long i0 = (long)((int64_t)m * me / nodes);
   long i1 = (long)((int64_t)m * (me + 1) / nodes);
-  init_state(init, m);
-  memcpy(&mol[i0], &init[i0], (size_t)(i1 - i0) * sizeof(molecule));
-  free(init);
+  memcpy(&mol[i0], &job->init[i0], (size_t)(i1 - i0) * sizeof(molecule));
   rdsm_barrier();
 
-  rdsm_reset_stats();
+  if (node_thread0) rdsm_reset_stats();
   double t0 = rdsm_wtime();
   /* Initial forces. */
   force_phase(&c, i0, i1, me);
@@ -267,7 +269,43 @@ int main(int argc, char **argv) {
     kick(mol, i0, i1);
   }
   rdsm_barrier();
-  double t_parallel = rdsm_wtime() - t0;
+  if (node_thread0) {
+    job->t_parallel = rdsm_wtime() - t0;
+    job->pe0 = pe0;
+  }
+  free(c.priv);
+}
+
+static double rel_err(double a, double b) {
+  double d = fabs(a - b), s = fabs(b);
+  return d / (s > 1.0 ? s : 1.0);
+}
+
+int main(int argc, char **argv) {
+  rdsm_init(&argc, &argv);
+  const char *prog = argc > 0 ? argv[0] : "water";
+  water_args a = parse_args(argc, argv);
+  const int me = rdsm_rank(), nodes = rdsm_threads(); /* the workers */
+  char shape[64];
+  app_shape(shape, sizeof shape);
+  const long m = a.mols;
+  const size_t bytes = (size_t)m * sizeof(molecule);
+
+  app_verdict verdict = app_verdict_create();
+  molecule *mol = (molecule *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
+  double *pe_slots = (double *)rdsm_malloc_all(sizeof(double) * (size_t)nodes, RDSM_PLACE_DEFAULT);
+
+  molecule *init = (molecule *)malloc(bytes);
+  double *priv = (double *)malloc((size_t)m * 3 * sizeof(double)); /* the sequential check's forces */
+  if (!priv || !init) {
+    fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
+    exit(1);
+  }
+  init_state(init, m);
+  water_job job = {a, mol, pe_slots, init, 0.0, 0.0};
+  rdsm_run_threads(water_worker, &job);
+  free(init);
+  const double t_parallel = job.t_parallel, pe0 = job.pe0;
   rdsm_stats st;
   rdsm_get_stats(&st);
 
@@ -285,17 +323,17 @@ int main(int argc, char **argv) {
       /* The same computation, one node, private memory, no locks. */
       double ts = rdsm_wtime();
       init_state(ref, m);
-      memset(c.priv, 0, (size_t)m * 3 * sizeof(double));
-      double pe_seq0 = compute_pairs(ref, m, 0, m, c.priv);
+      memset(priv, 0, (size_t)m * 3 * sizeof(double));
+      double pe_seq0 = compute_pairs(ref, m, 0, m, priv);
       for (long i = 0; i < m; ++i)
-        for (int d = 0; d < 3; ++d) ref[i].force[d] += c.priv[i * 3 + d];
+        for (int d = 0; d < 3; ++d) ref[i].force[d] += priv[i * 3 + d];
       double pe_seq = pe_seq0;
       for (long step = 0; step < a.steps; ++step) {
         kick_drift(ref, m, 0, m);
-        memset(c.priv, 0, (size_t)m * 3 * sizeof(double));
-        pe_seq = compute_pairs(ref, m, 0, m, c.priv);
+        memset(priv, 0, (size_t)m * 3 * sizeof(double));
+        pe_seq = compute_pairs(ref, m, 0, m, priv);
         for (long i = 0; i < m; ++i)
-          for (int d = 0; d < 3; ++d) ref[i].force[d] += c.priv[i * 3 + d];
+          for (int d = 0; d < 3; ++d) ref[i].force[d] += priv[i * 3 + d];
         kick(ref, 0, m);
       }
       double t_seq = rdsm_wtime() - ts;
@@ -339,13 +377,13 @@ int main(int argc, char **argv) {
       pass = why == NULL;
       if (!pass) {
         printf("FAIL water: %s: worst relative error %.3g at molecule %ld (pos %.17g expected %.17g), energy %.17g "
-               "expected %.17g, start %.17g, |momentum| %.3g (nodes %d, %ld molecules, %ld steps)\n",
-               why, worst, worst_i, mol[worst_i].pos[0], ref[worst_i].pos[0], e_par, e_seq, e_start, mom, nodes, m,
+               "expected %.17g, start %.17g, |momentum| %.3g (%s, %ld molecules, %ld steps)\n",
+               why, worst, worst_i, mol[worst_i].pos[0], ref[worst_i].pos[0], e_par, e_seq, e_start, mom, shape, m,
                a.steps);
       } else {
-        printf("PASS water: %ld molecules, %ld steps, %d nodes, protocol %s, group %ld, energy %.12g (start %.12g, "
+        printf("PASS water: %ld molecules, %ld steps, %s, protocol %s, group %ld, energy %.12g (start %.12g, "
                "drift %.2g), worst relative error %.3g, |momentum| %.3g, parallel %.6f s\n",
-               m, a.steps, nodes, rdsm_protocol_name(), a.group, e_par, e_start, drift, worst, mom, t_parallel);
+               m, a.steps, shape, rdsm_protocol_name(), a.group, e_par, e_start, drift, worst, mom, t_parallel);
       }
       printf("sequential %.6f s\n", t_seq);
       app_print_breakdown(stdout, "water node 0", &st);
@@ -361,7 +399,7 @@ int main(int argc, char **argv) {
       free(ref);
     }
   }
-  free(c.priv);
+  free(priv);
   int status = app_verdict_publish(verdict, pass);
   rdsm_finalize();
   return status;

@@ -188,6 +188,31 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
                          PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
   endforeach()
 endforeach()
+# The other applications written for threads (rdsm_run_threads), each
+# checking itself against its sequential run, at test size (NBody smaller:
+# its sequential check dominates): the default preset at 2 nodes x 2
+# threads and 1 node x 4 threads, and hw at 2 x 2 (threads and processes
+# both sharing the memory directly).
+foreach(entry "radix|radix|--size test" "fft|fft|--size test" "fft3d|fft3d|--size test" "is|is|--size test"
+              "tsp|tsp|--size test" "water|water|--size test" "nbody|nbody|--variant nbody -b 2048"
+              "nbodyw|nbody|--variant nbodyw -b 2048" "ocean|ocean|--size test" "barnes|barnes|--size test")
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 variant)
+  list(GET parts 1 app)
+  list(GET parts 2 args)
+  separate_arguments(args UNIX_COMMAND "${args}")
+  foreach(shape "rdsm:2:2" "rdsm:1:4" "hw:2:2")
+    string(REPLACE ":" ";" parts "${shape}")
+    list(GET parts 0 protocol)
+    list(GET parts 1 nodes)
+    list(GET parts 2 threads)
+    set(name ${variant}.${protocol}.n${nodes}t${threads})
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --threads ${threads} --protocol ${protocol}
+                                  --timeout 120 --quiet $<TARGET_FILE:${app}> ${args})
+    set_tests_properties(${name} PROPERTIES LABELS "mp;threads" TIMEOUT 150 PASS_REGULAR_EXPRESSION "PASS"
+                                            FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+endforeach()
 # The emu fabric under every software preset: the correctness suite at 2
 # nodes, both handler modes, over the costs of a current RDMA network (small
 # enough to keep the runs short, large enough that every operation is

@@ -312,6 +312,16 @@ static inline void app_print_times(const char *program, double t_parallel, doubl
   fflush(stdout);
 }
 
+/* How the job ran, for the result lines: "N nodes", or "N nodes x T
+ * threads" when each node runs T compute threads (--threads), so that a
+ * run of one thread per node prints what it always has. */
+static inline const char *app_shape(char *buf, size_t len) {
+  int nodes = rdsm_nodes(), threads = rdsm_node_threads();
+  if (threads > 1) snprintf(buf, len, "%d nodes x %d threads", nodes, threads);
+  else snprintf(buf, len, "%d nodes", nodes);
+  return buf;
+}
+
 /* ---- misc --------------------------------------------------------------- */
 
 static inline int app_cmp_double(const void *a, const void *b) {
