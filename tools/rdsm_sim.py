@@ -205,6 +205,58 @@ def span_charge(span, net):
     return charge
 
 
+def extrapolate(lines, nodes, comm):
+    """Timelines of `nodes` nodes made from those of the traced ones, for a
+    program whose work divides evenly among the nodes and that synchronises
+    by barriers only.  Node m takes the timeline of traced node m * n //
+    nodes (n traced nodes), with its compute time scaled by n / nodes; its
+    events keep their number and cost (comm "fixed": each node exchanges
+    as much with the others as in the trace, as a nearest-neighbour
+    exchange of block boundaries does), or shrink with its share of the
+    data (comm "scaled": the pages fetched, the diffs and the events' own
+    time scaled by n / nodes, as in an all-to-all exchange such as a
+    transpose).  A barrier's wake-up after the last arrival stays as
+    traced."""
+    traced = sorted(lines)
+    n = len(traced)
+    if any(s.name == "lock" for t in traced for s in lines[t]["spans"]):
+        raise SimError("the trace takes locks: only a program that synchronises by barriers alone can be "
+                       "extrapolated to more nodes (the order of its lock holders is not known)")
+    f = n / nodes
+    fe = f if comm == "scaled" else 1.0
+
+    def scaled_args(sp):
+        a = dict(sp.args)
+        if comm == "scaled":
+            for key in ("pages", "diffs", "diff_bytes"):
+                if key in a:
+                    a[key] = max(1, int(round(a[key] * f))) if a[key] else 0
+        return a
+
+    def copy(sp, origin, base):
+        # A span at the same offset from its parent, scaled.
+        t0 = base + (sp.t0 - origin) * fe
+        c = Span(sp.name, t0, t0 + (sp.t1 - sp.t0) * (fe if sp.name not in ("barrier wait",) else 1.0),
+                 scaled_args(sp))
+        c.children = [copy(ch, sp.t0, t0) for ch in sp.children]
+        return c
+
+    out = {}
+    for m in range(nodes):
+        src = lines[traced[m * n // nodes]]
+        clock, prev = 0.0, src["start"]
+        spans = []
+        for sp in src["spans"]:
+            clock += max(0.0, sp.t0 - prev) * f
+            c = copy(sp, sp.t0, clock)
+            spans.append(c)
+            clock = c.t1
+            prev = sp.t1
+        tail = max(0.0, src["end"] - prev) * f
+        out[m] = {"start": 0.0, "spans": spans, "last": len(spans) - 1, "end": clock + tail}
+    return out
+
+
 def simulate(lines, net):
     """Replays every node's timeline; returns {node: figures}."""
     nodes = sorted(lines)
@@ -243,11 +295,11 @@ def simulate(lines, net):
         raise SimError("the nodes' traces hold different numbers of barriers (%s): events were lost or the trace "
                        "is cut" % ", ".join(str(len(barrier_idx[n])) for n in nodes))
     nbar = counts.pop() if counts else 0
-    leave_after_last = []  # [k][node]
     for k in range(nbar):
         spans = {n: lines[n]["spans"][barrier_idx[n][k]] for n in nodes}
         last = max(s.t0 for s in spans.values())
-        leave_after_last.append({n: max(0.0, s.t1 - last) for n, s in spans.items()})
+        for n, s in spans.items():
+            s.args.setdefault("leave_after", max(0.0, s.t1 - last))
     # Locks: how long after the previous holder's release an acquisition
     # completed in the trace (the hand-off on this machine), if it waited.
     end_of = {(n, i): s.t1 for n in nodes for i, s in enumerate(lines[n]["spans"])}
@@ -277,7 +329,7 @@ def simulate(lines, net):
                         arr[n] = clock[n] + gap
                     if len(arr) < len(nodes):
                         break  # waits for the others
-                    leave = max(arr.values()) + leave_after_last[k][n] + span_charge(s, net)
+                    leave = max(arr.values()) + s.args["leave_after"] + span_charge(s, net)
                     fig[n]["compute"] += gap
                     fig[n]["barrier_wait"] += leave - arr[n]
                     clock[n] = leave
@@ -356,30 +408,49 @@ def main(argv):
     p.add_argument("--until", choices=["last-barrier", "last-event"], default="last-barrier",
                    help="without a statistics read in the trace, where the timed part ends: at each node's "
                         "last barrier (default), or at its last event")
+    p.add_argument("--nodes", type=int, help="predict for this many nodes, more than the trace has, for a program "
+                   "whose work divides evenly and that synchronises by barriers alone (docs/emu.md)")
+    p.add_argument("--comm", choices=["fixed", "scaled"], default="fixed",
+                   help="with --nodes: each node's communication stays as traced (fixed, a nearest-neighbour "
+                        "exchange) or shrinks with its share of the data (scaled, an all-to-all exchange)")
     p.add_argument("--json", help="write the figures here")
     a = p.parse_args(argv)
     try:
         net_params = network_from_args(a)
         lines = node_timelines(load_trace(a.trace), a.until == "last-barrier")
+        traced = len(lines)
+        if a.nodes is not None:
+            if a.nodes <= traced:
+                raise SimError("--nodes %d: the trace has %d nodes; --nodes predicts for more" % (a.nodes, traced))
+            # The barriers' wake-up times come from the trace: computed first.
+            traced_time = max(f["measured"] for f in simulate(lines, Network({}, False)).values()) / 1e9
+            lines = extrapolate(lines, a.nodes, a.comm)
         figs = simulate(lines, Network(net_params, a.handler == "interrupt"))
     except SimError as e:
         sys.stderr.write("rdsm sim: error: %s\n" % e)
         return 2
     desc = rdsm_emu.describe(net_params) if net_params else "no network costs (the shm fabric's own)"
-    print("rdsm sim: %s, %d nodes, network %s" % (os.path.basename(a.trace), len(figs), desc))
+    extra = "" if a.nodes is None else ", extrapolated from the trace's %d (communication %s)" % (traced, a.comm)
+    print("rdsm sim: %s, %d nodes%s, network %s" % (os.path.basename(a.trace), len(figs), extra, desc))
     print("node  measured(s)  predicted(s)  compute  events  charges  lock wait  barrier wait")
     for n in sorted(figs):
         f = figs[n]
-        print("%-4d  %11.4f  %12.4f  %7.4f  %6.4f  %7.4f  %9.4f  %12.4f" % (
-            n, f["measured"] / 1e9, f["predicted"] / 1e9, f["compute"] / 1e9, f["events"] / 1e9,
-            f["charges"] / 1e9, f["lock_wait"] / 1e9, f["barrier_wait"] / 1e9))
-    measured = max(f["measured"] for f in figs.values()) / 1e9
+        print("%-4d  %11s  %12.4f  %7.4f  %6.4f  %7.4f  %9.4f  %12.4f" % (
+            n, "-" if a.nodes is not None else "%.4f" % (f["measured"] / 1e9), f["predicted"] / 1e9,
+            f["compute"] / 1e9, f["events"] / 1e9, f["charges"] / 1e9, f["lock_wait"] / 1e9, f["barrier_wait"] / 1e9))
     predicted = max(f["predicted"] for f in figs.values()) / 1e9
-    print("job   %11.4f  %12.4f   (predicted / measured on shm: %.2f)" % (measured, predicted,
-                                                                          predicted / measured if measured else 0))
+    if a.nodes is None:
+        measured = max(f["measured"] for f in figs.values()) / 1e9
+        print("job   %11.4f  %12.4f   (predicted / measured on shm: %.2f)" % (measured, predicted,
+                                                                              predicted / measured if measured else 0))
+    else:
+        measured = None
+        print("job   %11s  %12.4f   (the trace's %d nodes measured %.4f s: %.2f times as long)" % (
+            "-", predicted, traced, traced_time, traced_time / predicted if predicted else 0))
     if a.json:
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump({"trace": a.trace, "network": net_params, "handler": a.handler,
+                       "nodes_traced": traced, "nodes_predicted": len(figs), "comm": a.comm if a.nodes else None,
                        "measured_seconds": measured, "predicted_seconds": predicted,
                        "nodes": {str(n): {k: v / 1e9 for k, v in f.items()} for n, f in figs.items()}}, fh, indent=1)
     return 0

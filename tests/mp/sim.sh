@@ -49,6 +49,35 @@ PY
   done
 done
 
+# Extrapolated to more nodes (SOR, barriers only): the compute of all the
+# nodes together stays what the trace's nodes computed; a program that
+# takes locks is refused, as is a node count the trace already has.
+run_cmd 120 "$RDSM" run -n 2 --quiet --protocol genima --trace "$TRACE" "$SOR" -m 512 -n 512 -i 10
+expect_status 0
+run_cmd 60 "$RDSM" sim "$TRACE"
+expect_status 0
+cp "$MP_TMP/out" "$MP_TMP/sim2"
+run_cmd 60 "$RDSM" sim "$TRACE" --nodes 8 --emu-preset rdma
+expect_status 0
+python3 - "$MP_TMP/sim2" "$MP_TMP/out" <<'PY' || fail "the extrapolation to 8 nodes does not conserve the compute"
+import sys
+def compute(path):
+    return sum(float(l.split()[3]) for l in open(path) if l.split() and l.split()[0].isdigit())
+rows = sum(1 for l in open(sys.argv[2]) if l.split() and l.split()[0].isdigit())
+a, b = compute(sys.argv[1]), compute(sys.argv[2])
+if rows != 8 or abs(a - b) > 0.0002 + 0.01 * a:
+    sys.exit("2 nodes computed %.4f s in all, the 8 predicted %.4f s (%d rows)" % (a, b, rows))
+PY
+grep -q "extrapolated from the trace's 2 (communication fixed)" "$MP_TMP/out" || fail "no extrapolation line"
+run_cmd 60 "$RDSM" sim "$TRACE" --nodes 2
+expect_status 2
+expect_stderr "the trace has 2 nodes; --nodes predicts for more"
+run_cmd 120 "$RDSM" run -n 2 --quiet --protocol genima --trace "$TRACE" "$TSP" --size test
+expect_status 0
+run_cmd 60 "$RDSM" sim "$TRACE" --nodes 4
+expect_status 2
+expect_stderr "the trace takes locks: only a program that synchronises by barriers alone can be extrapolated"
+
 run_cmd 30 "$RDSM" sim "$MP_TMP/no-such-trace.json"
 expect_status 2
 expect_stderr "rdsm sim: error: cannot read .*no-such-trace.json"
