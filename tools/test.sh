@@ -33,12 +33,12 @@ ctest --test-dir "$clang_dir" --output-on-failure -j "$jobs" -L mp \
 
 echo "== build (ASan + UBSan)"
 "$root/tools/build.sh" "$root/build-sanitize" -DRDSM_SANITIZE=ON
-echo "== multi-process tests under sanitizers (the applications and the bad-input catalogue run on the regular build only)"
+echo "== multi-process tests under sanitizers (the applications, the bad-input catalogue and the timing checks run on the regular build only)"
 # rdsm handles SIGSEGV and SIGBUS itself (page faults are its coherence
 # mechanism: SIGSEGV under the mprotect memory backend, SIGBUS under uffd).
 export ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1:detect_leaks=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$jobs" -L mp -LE 'apps|bad_inputs'
+ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$jobs" -L mp -LE 'apps|bad_inputs|timing'
 
 echo "== build with the mpi fabric (what the tests across emulated hosts need)"
 "$root/tools/deps.sh" --mpi
