@@ -298,6 +298,7 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
     except OSError as e:
         rec["error"] = "cannot start %s: %s" % (rdsm, e)
         rec["wall_seconds"] = 0.0
+        rec["ok"] = False
         return rec
     try:
         out, _ = proc.communicate(timeout=timeout + WAIT_SLACK)

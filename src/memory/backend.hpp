@@ -54,7 +54,9 @@ class ProtectionBackend {
   // Scan mode (see above); not in the signal handler.
   virtual bool writes_async() const { return false; }
   // Appends, in increasing order, the mapped pages written since they were
-  // last made read-only (by mapping or by rearm).
+  // last made read-only (by mapping or by rearm).  A page is found once: it
+  // is not found again until rearmed (its later writes are not watched), so
+  // a page left writable costs nothing at later scans.
   virtual void collect_written(std::vector<uint32_t> &) {}
   // Makes read-only again the given pages (sorted, each mapped): their next
   // writes are found by the next collect_written.

@@ -29,8 +29,14 @@
 // rearm() sets it again on those the protocol watches (a home page nobody
 // copied is left alone: its writes need no notice, and so cost no fault).
 // Every page is mapped write-protected, read-write included.  The scan
-// walks page tables, so it covers only the 2 MiB chunks (one page table
-// each) where a page was ever mapped, kept in a bitmap that map() sets.
+// walks page tables, and its cost grows with the pages it walks, so it
+// walks only "armed" pages: mapped with their protection bit set (by a map
+// or a rearm) and not found written since.  A page found written and not
+// rearmed (a home page nobody copied) is not walked again, nor is a page
+// dropped; a release of a program whose node holds a large home partition
+// and copies of a few boundary rows (Ocean) walks the rows, not the
+// partition.  A bit per group of 64 pages says the group may hold armed
+// pages (cleared when a scan finds none there).
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -52,7 +58,11 @@ namespace {
 constexpr size_t kPage = 4096;
 constexpr uint8_t kProtMask = 3;
 constexpr uint8_t kMapped = 4;  // a page table entry may exist
-constexpr size_t kChunkPages = 512;  // pages under one page table
+constexpr uint8_t kArmed = 8;   // scan mode: mapped with its protection bit set, not found written since
+constexpr size_t kGroupPages = 64;  // pages per bit of the armed-group bitmap
+// Armed runs closer than this are walked by one scan: a scan costs about
+// 1 us a call and 3 ns a page table entry walked (Ocean's releases).
+constexpr size_t kScanGapPages = 256;
 
 enum class Op : uint8_t { nothing, zap, map_read, map_write, protect_write, unprotect_write };
 
@@ -86,7 +96,8 @@ class UffdBackend final : public ProtectionBackend {
     if (scan_) {
       pagemap_fd_ = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
       if (pagemap_fd_ < 0) fatal("cannot open /proc/self/pagemap for the scan of written pages: %s", strerror(errno));
-      chunks_.assign((pages_ + kChunkPages * 64 - 1) / (kChunkPages * 64), 0);
+      groups_.assign((pages_ + kGroupPages * 64 - 1) / (kGroupPages * 64), 0);
+      group_words_.assign((groups_.size() + 63) / 64, 0);
     }
   }
 
@@ -113,22 +124,44 @@ class UffdBackend final : public ProtectionBackend {
   void collect_written(std::vector<uint32_t> &out) override {
     if (!scan_ || !registered_) return;
     mu_.lock();
-    // Runs of chunks where pages were mapped, one scan each.
-    size_t chunks = (pages_ + kChunkPages - 1) / kChunkPages, c = 0;
-    while (c < chunks) {
-      uint64_t word = chunks_[c / 64] >> (c % 64);
-      if (word == 0) {
-        c = (c / 64 + 1) * 64;
+    const size_t found_from = out.size();
+    size_t lo = 0, hi = 0;  // the armed run gathered so far (empty: lo == hi)
+    for (size_t w = next_group_word(0); w < groups_.size(); w = next_group_word(w + 1)) {
+      if (groups_[w] == 0) {
+        group_words_[w / 64] &= ~(uint64_t(1) << (w % 64));
         continue;
       }
-      c += (size_t)__builtin_ctzll(word);
-      size_t end = c;
-      while (end < chunks && (chunks_[end / 64] >> (end % 64) & 1)) ++end;
-      size_t first = c * kChunkPages, last = std::min(end * kChunkPages, pages_);
-      if (!uffd::scan_written(pagemap_fd_, app_, addr(first), (last - first) * kPage, out))
-        fatal("PAGEMAP_SCAN on the shared region failed: %s", strerror(errno));
-      c = end;
+      for (uint64_t word = groups_[w]; word != 0; word &= word - 1) {
+        size_t g = w * 64 + (size_t)__builtin_ctzll(word);
+        size_t first = g * kGroupPages, end = std::min(first + kGroupPages, pages_);
+        size_t a = first_armed(first, end);
+        if (a == end) {  // nothing armed left here
+          groups_[w] &= ~(uint64_t(1) << (g % 64));
+          continue;
+        }
+        size_t b = end;
+        while (!(state_[b - 1] & kArmed)) --b;
+        if (lo != hi && a <= hi + kScanGapPages) {
+          hi = b;
+          continue;
+        }
+        scan(lo, hi, out);
+        lo = a;
+        hi = b;
+      }
     }
+    scan(lo, hi, out);
+    // A scan also walks the unarmed pages between armed runs: those it
+    // found were found before (or are not watched), and are left out.  The
+    // others' protection bit is clear now: not armed until rearmed.
+    size_t kept = found_from;
+    for (size_t i = found_from; i < out.size(); ++i) {
+      uint32_t p = out[i];
+      if (!(state_[p] & kArmed)) continue;
+      state_[p] &= uint8_t(~kArmed);
+      out[kept++] = p;
+    }
+    out.resize(kept);
     mu_.unlock();
   }
 
@@ -162,6 +195,46 @@ class UffdBackend final : public ProtectionBackend {
  private:
   uint8_t *addr(size_t page) const { return app_ + page * kPage; }
 
+  void scan(size_t first, size_t end, std::vector<uint32_t> &out) {
+    if (first == end) return;
+    if (!uffd::scan_written(pagemap_fd_, app_, addr(first), (end - first) * kPage, out))
+      fatal("PAGEMAP_SCAN on the shared region failed: %s", strerror(errno));
+  }
+
+  // The first word of groups_ at or after w that may be non-zero, or
+  // groups_.size().
+  size_t next_group_word(size_t w) const {
+    while (w < groups_.size()) {
+      uint64_t bits = group_words_[w / 64] >> (w % 64);
+      if (bits) return w + (size_t)__builtin_ctzll(bits);
+      w = (w / 64 + 1) * 64;
+    }
+    return groups_.size();
+  }
+
+  // The first armed page of [first, end), or end; eight pages a load.
+  size_t first_armed(size_t first, size_t end) const {
+    constexpr uint64_t kArmedBytes = 0x0101010101010101ull * kArmed;
+    size_t p = first;
+    for (; p + 8 <= end; p += 8) {
+      uint64_t w;
+      memcpy(&w, state_ + p, sizeof w);
+      if (w & kArmedBytes) break;
+    }
+    while (p < end && !(state_[p] & kArmed)) ++p;
+    return p;
+  }
+
+  // Scan mode: pages [first, first + count) were just mapped or
+  // write-protected.
+  void arm(size_t first, size_t count) {
+    for (size_t p = first; p < first + count; ++p) state_[p] |= kArmed;
+    for (size_t g = first / kGroupPages; g <= (first + count - 1) / kGroupPages; ++g) {
+      groups_[g / 64] |= uint64_t(1) << (g % 64);
+      group_words_[g / 4096] |= uint64_t(1) << (g / 64 % 64);
+    }
+  }
+
   void change(size_t first, size_t count, Prot prot) {
     const uint8_t after = prot == Prot::none ? 0 : uint8_t(uint8_t(prot) | kMapped);
     size_t end = first + count, run = first;
@@ -173,7 +246,13 @@ class UffdBackend final : public ProtectionBackend {
       run = p;
       run_op = op;
     }
-    memset(state_ + first, after, count);
+    if (!scan_ || !after) {
+      memset(state_ + first, after, count);
+      return;
+    }
+    // A page that stays mapped stays armed or not, as it was; map() and
+    // write_protect() above armed the ones they set the bit of.
+    for (size_t p = first; p < end; ++p) state_[p] = uint8_t(after | (state_[p] & kArmed));
   }
 
   void apply(Op op, size_t first, size_t count) {
@@ -204,8 +283,7 @@ class UffdBackend final : public ProtectionBackend {
   void map(size_t first, size_t count, bool read_only) {
     if (scan_) {
       read_only = true;
-      for (size_t c = first / kChunkPages; c <= (first + count - 1) / kChunkPages; ++c)
-        chunks_[c / 64] |= uint64_t(1) << (c % 64);
+      arm(first, count);
     }
     size_t done = 0, filled = ~size_t(0);
     bool run_allocated = false;
@@ -237,6 +315,7 @@ class UffdBackend final : public ProtectionBackend {
   }
 
   void write_protect(size_t first, size_t count, bool on) {
+    if (scan_ && on) arm(first, count);
     uffdio_writeprotect w{};
     w.range = {reinterpret_cast<uintptr_t>(addr(first)), count * kPage};
     // No thread ever sleeps on this descriptor (faults are signals), so
@@ -268,10 +347,7 @@ class UffdBackend final : public ProtectionBackend {
     if (!uffd::register_range(fd_, app_, pages_ * kPage))
       fatal_signal_safe("cannot register the shared region with userfaultfd again");
     registered_ = true;
-    if (scan_) {  // any page may be mapped: all of them read-only, all scanned
-      write_protect(0, pages_, true);
-      memset(chunks_.data(), 0xff, chunks_.size() * sizeof(uint64_t));
-    }
+    if (scan_) write_protect(0, pages_, true);  // any page may be mapped: all of them read-only, all armed
   }
 
   uint8_t *app_, *sys_;
@@ -282,7 +358,11 @@ class UffdBackend final : public ProtectionBackend {
   uint8_t *state_ = nullptr;
   bool scan_;
   int pagemap_fd_ = -1;
-  std::vector<uint64_t> chunks_;  // scan mode: a bit per chunk where a page was mapped
+  // Scan mode: a bit per group of kGroupPages that may hold armed pages,
+  // and a bit per word of those that may not be zero (a region of 64 GiB
+  // has 4096 words: reading them all cost Ocean's releases more than their
+  // scans).  Arming sets both; collect_written clears what it finds empty.
+  std::vector<uint64_t> groups_, group_words_;
   std::atomic<bool> registered_{true};  // read unlocked by expects_faults()
   FutexLock mu_;
 };

@@ -142,8 +142,15 @@ TEST(UffdBackend, ScanModeFindsTheWrittenPages) {
   r.collect_written(found);
   EXPECT_EQ(found, (std::vector<uint32_t>{3, 4, 700, 999}));
   found.clear();
-  r.collect_written(found);  // still unwatched: found again
-  EXPECT_EQ(found, (std::vector<uint32_t>{3, 4, 700, 999}));
+  r.app_page(5)[0] = 1;  // written between found pages, then left unwatched: found once
+  r.collect_written(found);
+  EXPECT_EQ(found, (std::vector<uint32_t>{5}));
+  r.collect_written(found);  // not rearmed: not found again, written or not
+  EXPECT_EQ(found, (std::vector<uint32_t>{5}));
+  r.app_page(3)[0] = 2;
+  r.collect_written(found);
+  EXPECT_EQ(found, (std::vector<uint32_t>{5}));
+  found = {3, 4, 700, 999};
   r.rearm(found);
   found.clear();
   r.collect_written(found);
@@ -152,11 +159,13 @@ TEST(UffdBackend, ScanModeFindsTheWrittenPages) {
   r.collect_written(found);
   EXPECT_EQ(found, (std::vector<uint32_t>{4}));
   // Invalid pages are not found, and still fault.
+  r.app_page(700)[0] = 3;
+  r.app_page(999)[0] = 3;
   r.protect(700, 1, Prot::none);
   r.protect(1100, 1, Prot::none);
   found.clear();
   r.collect_written(found);
-  EXPECT_EQ(found, (std::vector<uint32_t>{4}));
+  EXPECT_EQ(found, (std::vector<uint32_t>{999}));
   EXPECT_FALSE(try_access(r.app_page(700), true));
   EXPECT_FALSE(try_access(r.app_page(1100), false));
 }
