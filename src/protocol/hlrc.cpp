@@ -100,6 +100,8 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     kept_.reset(pages_);
     kept_list_.reset(pages_);
     twin_others_versions_.reset(pages_);
+    keep_window_.reset(pages_);
+    last_rewrite_.reset(pages_);
   }
   if (cfg_.home == HomeAxis::migrate) {
     last_writer_.reset(pages_);

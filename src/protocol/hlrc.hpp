@@ -302,9 +302,18 @@ class Hlrc final : public Protocol {
   static constexpr size_t kLockAheadPages = 8;
   uint32_t released_interval_ = 0;  // the interval the last release closed, 0 if none
   static constexpr uint8_t kKeptAhead = 2;  // kept_: opened ahead, not yet found written
-  // kept_: found unwritten at kKeptIdle + n - 1 releases in a row (n <
-  // kKeepIdleReleases: still kept; see rewrite_detection.cpp).
-  static constexpr uint8_t kKeptIdle = 3, kKeepIdleReleases = 3;
+  // kept_: found unwritten at n releases in a row is kKeptIdle + n - 1; a
+  // page stays kept while n is at most its window (rewrite_detection.cpp).
+  static constexpr uint8_t kKeptIdle = 3;
+  // The window: kMinKeepWindow releases, or longer for a page written again
+  // and again a few releases apart, up to kMaxKeepWindow.
+  static constexpr uint8_t kMinKeepWindow = 2, kMaxKeepWindow = 24;
+  // The page was just found written (by a fault or a comparison) at release
+  // number releases_: its window follows the releases since the last time.
+  void note_rewrite(size_t page);
+  uint32_t releases_ = 0;  // this node's releases, counted by sweep_kept
+  PageArray<uint8_t> keep_window_;    // 0: kMinKeepWindow
+  PageArray<uint32_t> last_rewrite_;  // releases_ when last found written, 0: never
   // After release: the written pages still writable are kept, with twins.
   void keep_written(const std::vector<uint32_t> &written);
   void unkeep(size_t page);
