@@ -16,6 +16,13 @@ constexpr int kMaxNodeThreads = 256;  // compute threads per node (--threads)
 constexpr size_t kDefaultPrepopulateBytes = size_t(512) << 20;
 constexpr size_t kDefaultRaceLogBytes = size_t(256) << 20;
 
+// The hang timeout when none is given (--hang-timeout, RDSM_HANG_TIMEOUT):
+// short enough that a job across hosts whose link goes down ends within
+// 5 s (the lost rank's heartbeats stop, then mpirun is given a second),
+// long enough that no heartbeat thread of a healthy node, on a loaded
+// machine, stays unscheduled that long.
+inline constexpr double kDefaultHangSeconds = 3;
+
 struct Options {
   int rank = 0;
   int nodes = 1;
@@ -62,7 +69,7 @@ struct Options {
   int ring_reserve = 0;
   // RDSM_HANG_TIMEOUT: a node whose heartbeat stops this long is hung (0:
   // never).  The launcher watches its nodes; a fork-join master, its workers.
-  double hang_seconds = 5;
+  double hang_seconds = kDefaultHangSeconds;
   std::string trace;  // RDSM_TRACE: write a timeline trace (stats/trace.hpp) to this file
   // RDSM_RACES=on|off: record every node's writes and synchronisation for a
   // data-race report at the end of the job (races/race_recorder.hpp);

@@ -67,7 +67,7 @@ const FlagSpec kFlags[] = {
      "races.md)"},
     {Flag::timeout, "timeout", 0, "SECONDS", "end the job if it runs longer (exit status 124)"},
     {Flag::hang_timeout, "hang-timeout", 0, "SECONDS",
-     "end the job when a node makes no progress this long (stopped, frozen; default 5, 0: never)"},
+     "end the job when a node makes no progress this long (stopped, frozen; default 3, 0: never)"},
     {Flag::quiet, "quiet", 'q', nullptr, "do not print the statistics summary"},
     {Flag::help, "help", 'h', nullptr, "show this help"},
 };

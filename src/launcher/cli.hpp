@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/options.hpp"
+
 namespace rdsm::launcher {
 
 // Everything `rdsm run` needs to start a job.
@@ -30,7 +32,7 @@ struct RunConfig {
   bool races = false;      // --races: report data races at the end of the job
   std::string races_dir;   // where the nodes write their race logs (made by the launcher)
   double timeout_seconds = 0;  // 0: no limit
-  double hang_seconds = 5;     // a node silent this long is hung (heartbeat.hpp); 0: never
+  double hang_seconds = kDefaultHangSeconds;  // a node silent this long is hung (heartbeat.hpp); 0: never
   bool quiet = false;
   std::string program;       // as the user wrote it (argv[0] of every node)
   std::string program_path;  // where it was found

@@ -2,7 +2,7 @@
 # link_down.sh RDSM FAIL_NODE DEV HOSTS  (run through netns_hosts.sh 2)
 #
 # A job of 2 ranks, one on each emulated host, started by `rdsm run
-# --fabric mpi --hang-timeout 2`: rank 1 sleeps outside rdsm after the first
+# --fabric mpi` with the default hang timeout: rank 1 sleeps outside rdsm after the first
 # barrier while rank 0 waits for it in a second one (fail_node's "hang"
 # mode).  The test then brings host 2's link down (DEV, the root side of
 # its veth pair).  The job must end with a non-zero status within 5 s,
@@ -19,7 +19,7 @@ DEV=$3
 HOSTS=$4
 
 shm_snapshot
-start_bg "$RDSM" run --fabric mpi -n 2 --hosts "$HOSTS" --hang-timeout 2 --timeout 60 \
+start_bg "$RDSM" run --fabric mpi -n 2 --hosts "$HOSTS" --timeout 60 \
   "$PROG" hang 1 "$MP_TMP" "$MP_MARKER"
 wait_for_file "$MP_TMP/failtime" 60
 wait_for_file "$MP_TMP/pid.0" 10
@@ -32,7 +32,7 @@ ip link set "$DEV" down || fail "cannot bring $DEV down"
 wait_bg 20
 expect_status nonzero
 [ "$STATUS" -ne 124 ] || fail "the job ran into its --timeout instead of finding the lost rank"
-expect_stderr "node 1 \\(pid $(cat "$MP_TMP/pid.1") on host rdsmmh[0-9]+-2\\) made no progress for 2 s"
+expect_stderr "node 1 \\(pid $(cat "$MP_TMP/pid.1") on host rdsmmh[0-9]+-2\\) made no progress for 3 s"
 ms=$(elapsed_ms "$t0" "$END_US")
 [ "$ms" -le 5000 ] || fail "the job ended ${ms} ms after the link went down (limit 5000 ms)"
 # Rank 1 finds rank 0 lost at about the time rank 0 finds it, and ends.
