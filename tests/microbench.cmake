@@ -48,6 +48,11 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
     add_test(NAME mp.micro_protect COMMAND micro_protect --pages 256 --rounds 3)
     set_tests_properties(mp.micro_protect PROPERTIES LABELS mp TIMEOUT 60
                          PASS_REGULAR_EXPRESSION "PASS micro_protect" FAIL_REGULAR_EXPRESSION "FAIL")
+    # micro_detect: every way of detecting writes (faults under each
+    # backend, uffd's scan) finds exactly the pages written.
+    add_test(NAME mp.micro_detect COMMAND micro_detect --pages 256 --rounds 3)
+    set_tests_properties(mp.micro_detect PROPERTIES LABELS mp TIMEOUT 60
+                         PASS_REGULAR_EXPRESSION "PASS micro_detect" FAIL_REGULAR_EXPRESSION "FAIL")
   else()
     message(STATUS "python3 not found: the micro-benchmark smoke tests (mp.microbench_quick, "
                    "mp.microbench_memory) are not registered")

@@ -347,6 +347,12 @@ def page_groups(build, quick):
     return standalone_program(build, "micro_protect", ["--pages", "256", "--rounds", "3"] if quick else [])
 
 
+def write_detection(build, quick):
+    """micro_detect: finding the written pages, per page written, by write
+    faults (each backend) and by a scan (uffd's scan mode)."""
+    return standalone_program(build, "micro_detect", ["--pages", "256", "--rounds", "3"] if quick else [])
+
+
 # The emu fabric's charges, one parameter at a time (micro_emu: the cost per
 # operation with the emulation minus without, against the model's figure).
 EMU_CASES = ["host_overhead=5us", "occupancy=5us", "latency=5us", "bandwidth=1GB/s", "interrupt=10us"]
@@ -604,6 +610,11 @@ def main():
     if groups:
         out.write("\npage-group protection changes, us per call / per page; the last column: 64 one-page calls\n"
                   "against one 64-page call (micro_protect, the backends alone):\n%s" % groups["text"])
+    detection = write_detection(build, opts.quick)
+    if detection:
+        out.write("\nwrite detection, us per page written, detection included (micro_detect, the backends alone;\n"
+                  "pages valid and write-protected, one byte written to each or to every 8th):\n%s" %
+                  detection["text"])
     charges = emu_charges(rdsm, build, opts.quick) if not opts.no_emu else None
     if charges:
         print_emu_charges(charges, out)
@@ -636,6 +647,7 @@ def main():
             "notes": notes,
             "uffd_delivery": delivery["figures"] if delivery else None,
             "page_groups": groups["figures"] if groups else None,
+            "write_detection": detection["figures"] if detection else None,
             "emu_charges": charges,
         }
         try:

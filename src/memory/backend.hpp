@@ -11,8 +11,9 @@
 //   uffd, scan mode (writes_async): a write to a read-only page does not
 //             fault; the kernel lifts the page's protection and records
 //             that, and collect_written() finds those pages later (at a
-//             release); rearm() makes those to watch read-only again.
-//             Read-write then means the same as read.
+//             release) and watches them again; unwatch() leaves pages
+//             writable with their writes unrecorded, rearm() watches such
+//             pages again.  Read-write then means the same as read.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -53,13 +54,17 @@ class ProtectionBackend {
   virtual bool expects_faults() const { return true; }
   // Scan mode (see above); not in the signal handler.
   virtual bool writes_async() const { return false; }
-  // Appends, in increasing order, the mapped pages written since they were
-  // last made read-only (by mapping or by rearm).  A page is found once: it
-  // is not found again until rearmed (its later writes are not watched), so
-  // a page left writable costs nothing at later scans.
+  // Appends, in increasing order, the watched pages written since they were
+  // last made read-only (by mapping, rearm or the last collect_written), and
+  // makes them read-only again: their next writes are found by the next
+  // call.
   virtual void collect_written(std::vector<uint32_t> &) {}
-  // Makes read-only again the given pages (sorted, each mapped): their next
-  // writes are found by the next collect_written.
+  // The given pages (sorted, each mapped) stay writable and their writes are
+  // not watched: no later collect_written finds them, and costs nothing for
+  // them, until they are rearmed (or mapped anew).
+  virtual void unwatch(const std::vector<uint32_t> &) {}
+  // Makes read-only again, and watched, the given pages (sorted, each
+  // mapped): their next writes are found by the next collect_written.
   virtual void rearm(const std::vector<uint32_t> &) {}
 };
 

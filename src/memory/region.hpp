@@ -50,9 +50,11 @@ class SharedRegion {
   }
 
   // Scan mode: writes to read-only pages do not fault; collect_written
-  // finds them, rearm watches them again (backend.hpp).
+  // finds them (and watches them again), unwatch leaves pages writable and
+  // unwatched, rearm watches them again (backend.hpp).
   bool writes_async() const { return backend_->writes_async(); }
   void collect_written(std::vector<uint32_t> &out) { backend_->collect_written(out); }
+  void unwatch(const std::vector<uint32_t> &pages) { backend_->unwatch(pages); }
   void rearm(const std::vector<uint32_t> &pages) { backend_->rearm(pages); }
 
   MemoryBackend memory_backend() const { return kind_; }

@@ -25,15 +25,15 @@
 // Scan mode (backend.hpp) registers the same way with
 // UFFD_FEATURE_WP_ASYNC: a write to a write-protected page is let through
 // by the kernel, which clears the page's protection bit; PAGEMAP_SCAN finds
-// the pages whose bit is clear (collect_written, not signal-safe), and
-// rearm() sets it again on those the protocol watches (a home page nobody
-// copied is left alone: its writes need no notice, and so cost no fault).
-// Every page is mapped write-protected, read-write included.  The scan
-// walks page tables, and its cost grows with the pages it walks, so it
-// walks only "armed" pages: mapped with their protection bit set (by a map
-// or a rearm) and not found written since.  A page found written and not
-// rearmed (a home page nobody copied) is not walked again, nor is a page
-// dropped; a release of a program whose node holds a large home partition
+// the pages whose bit is clear and sets it again (collect_written, not
+// signal-safe), in the same walk where it can (see scan()); unwatch()
+// clears it for good on those the protocol leaves alone (a home page nobody
+// copied: its writes need no notice, and so cost nothing).  Every page is
+// mapped write-protected, read-write included.  The scan walks page
+// tables, and its cost grows with the pages it walks, so it walks only
+// "armed" pages: mapped and watched (by a map or a rearm), and the gaps
+// between nearby ones.  A page unwatched is not walked for itself, nor is a
+// page dropped; a release of a program whose node holds a large home partition
 // and copies of a few boundary rows (Ocean) walks the rows, not the
 // partition.  A bit per group of 64 pages says the group may hold armed
 // pages (cleared when a scan finds none there).
@@ -58,7 +58,7 @@ namespace {
 constexpr size_t kPage = 4096;
 constexpr uint8_t kProtMask = 3;
 constexpr uint8_t kMapped = 4;  // a page table entry may exist
-constexpr uint8_t kArmed = 8;   // scan mode: mapped with its protection bit set, not found written since
+constexpr uint8_t kArmed = 8;   // scan mode: mapped and watched (its protection bit set again at each scan)
 constexpr size_t kGroupPages = 64;  // pages per bit of the armed-group bitmap
 // Armed runs closer than this are walked by one scan: a scan costs about
 // 1 us a call and 3 ns a page table entry walked (Ocean's releases).
@@ -124,8 +124,7 @@ class UffdBackend final : public ProtectionBackend {
   void collect_written(std::vector<uint32_t> &out) override {
     if (!scan_ || !registered_) return;
     mu_.lock();
-    const size_t found_from = out.size();
-    size_t lo = 0, hi = 0;  // the armed run gathered so far (empty: lo == hi)
+    Walk walk;  // the armed pages gathered for one scan
     for (size_t w = next_group_word(0); w < groups_.size(); w = next_group_word(w + 1)) {
       if (groups_[w] == 0) {
         group_words_[w / 64] &= ~(uint64_t(1) << (w % 64));
@@ -141,41 +140,15 @@ class UffdBackend final : public ProtectionBackend {
         }
         size_t b = end;
         while (!(state_[b - 1] & kArmed)) --b;
-        if (lo != hi && a <= hi + kScanGapPages) {
-          hi = b;
-          continue;
-        }
-        scan(lo, hi, out);
-        lo = a;
-        hi = b;
+        walk_to(walk, a, b, out);
       }
     }
-    scan(lo, hi, out);
-    // A scan also walks the unarmed pages between armed runs: those it
-    // found were found before (or are not watched), and are left out.  The
-    // others' protection bit is clear now: not armed until rearmed.
-    size_t kept = found_from;
-    for (size_t i = found_from; i < out.size(); ++i) {
-      uint32_t p = out[i];
-      if (!(state_[p] & kArmed)) continue;
-      state_[p] &= uint8_t(~kArmed);
-      out[kept++] = p;
-    }
-    out.resize(kept);
+    scan(walk, out);
     mu_.unlock();
   }
 
-  void rearm(const std::vector<uint32_t> &pages) override {
-    if (!scan_ || !registered_ || pages.empty()) return;
-    mu_.lock();
-    for (size_t i = 0; i < pages.size();) {
-      size_t n = 1;
-      while (i + n < pages.size() && pages[i + n] == pages[i] + n) ++n;
-      write_protect(pages[i], n, true);
-      i += n;
-    }
-    mu_.unlock();
-  }
+  void rearm(const std::vector<uint32_t> &pages) override { set_watched(pages, true); }
+  void unwatch(const std::vector<uint32_t> &pages) override { set_watched(pages, false); }
 
   int fault_signal() const override { return SIGBUS; }
   bool expects_faults() const override { return registered_.load(std::memory_order_relaxed); }
@@ -195,10 +168,64 @@ class UffdBackend final : public ProtectionBackend {
  private:
   uint8_t *addr(size_t page) const { return app_ + page * kPage; }
 
-  void scan(size_t first, size_t end, std::vector<uint32_t> &out) {
-    if (first == end) return;
-    if (!uffd::scan_written(pagemap_fd_, app_, addr(first), (end - first) * kPage, out))
+  // Armed runs gathered into one scan: [lo, hi), empty when lo == hi;
+  // `mixed` if unwatched pages lie among them.
+  struct Walk {
+    size_t lo = 0, hi = 0;
+    bool mixed = false;
+  };
+  // Adds the armed span [a, b) to the walk, or scans the walk and starts a
+  // new one: spans closer than kScanGapPages share a scan.
+  void walk_to(Walk &walk, size_t a, size_t b, std::vector<uint32_t> &out) {
+    if (walk.lo != walk.hi && a <= walk.hi + kScanGapPages) {
+      walk.mixed = walk.mixed || first_unwatched(walk.hi, b) < b;
+      walk.hi = b;
+      return;
+    }
+    scan(walk, out);
+    walk = {a, b, first_unwatched(a, b) < b};
+  }
+
+  // Finds the written pages of the walk and watches them again.  Where no
+  // unwatched page lies among them, the scan itself protects what it finds
+  // (one call, one TLB flush: a call per run of found pages cost a sparse
+  // writer more than the scan).  Otherwise it must not protect those, so it
+  // only reads, the unwatched pages it finds are left out, and the others
+  // are protected again a call per run (splitting the walk around the
+  // unwatched pages instead cost Barnes, whose own pages sit among its
+  // copies, a scan per piece).
+  void scan(const Walk &walk, std::vector<uint32_t> &out) {
+    if (walk.lo == walk.hi) return;
+    const size_t from = out.size();
+    if (!uffd::scan_written(pagemap_fd_, app_, addr(walk.lo), (walk.hi - walk.lo) * kPage, out, !walk.mixed))
       fatal("PAGEMAP_SCAN on the shared region failed: %s", strerror(errno));
+    if (!walk.mixed) return;
+    size_t kept = from;
+    for (size_t i = from; i < out.size(); ++i)
+      if (state_[out[i]] & kArmed) out[kept++] = out[i];
+    out.resize(kept);
+    for (size_t i = from; i < out.size();) {
+      size_t n = 1;
+      while (i + n < out.size() && out[i + n] == out[i] + n) ++n;
+      write_protect(out[i], n, true);
+      i += n;
+    }
+  }
+
+  // Sets (rearm) or lifts (unwatch) the write protection of sorted pages,
+  // a call per run.
+  void set_watched(const std::vector<uint32_t> &pages, bool on) {
+    if (!scan_ || !registered_ || pages.empty()) return;
+    mu_.lock();
+    for (size_t i = 0; i < pages.size();) {
+      size_t n = 1;
+      while (i + n < pages.size() && pages[i + n] == pages[i] + n) ++n;
+      write_protect(pages[i], n, on);
+      if (!on)
+        for (size_t p = pages[i]; p < pages[i] + n; ++p) state_[p] &= uint8_t(~kArmed);
+      i += n;
+    }
+    mu_.unlock();
   }
 
   // The first word of groups_ at or after w that may be non-zero, or
@@ -222,6 +249,21 @@ class UffdBackend final : public ProtectionBackend {
       if (w & kArmedBytes) break;
     }
     while (p < end && !(state_[p] & kArmed)) ++p;
+    return p;
+  }
+
+  // The first page of [first, end) mapped but not armed (left unwatched),
+  // or end; eight pages a load.
+  size_t first_unwatched(size_t first, size_t end) const {
+    static_assert(kMapped == 4 && kArmed == 8, "the bit positions below");
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    size_t p = first;
+    for (; p + 8 <= end; p += 8) {
+      uint64_t w;
+      memcpy(&w, state_ + p, sizeof w);
+      if (((w >> 2) & ~(w >> 3) & kOnes) != 0) break;
+    }
+    while (p < end && (state_[p] & (kMapped | kArmed)) != kMapped) ++p;
     return p;
   }
 

@@ -131,7 +131,7 @@ bool unregister_range(int fd, void *addr, size_t bytes) {
 }
 
 bool scan_written(int pagemap_fd, const uint8_t *base, const uint8_t *addr, size_t bytes,
-                  std::vector<uint32_t> &out) {
+                  std::vector<uint32_t> &out, bool protect) {
   constexpr size_t kPage = 4096, kRegions = 256;
   page_region vec[kRegions];
   uintptr_t start = reinterpret_cast<uintptr_t>(addr), end = start + bytes;
@@ -140,7 +140,7 @@ bool scan_written(int pagemap_fd, const uint8_t *base, const uint8_t *addr, size
     a.size = sizeof a;
     // CHECK_WPASYNC: an error rather than a wrong answer if the range is
     // not under asynchronous write protection.
-    a.flags = PM_SCAN_CHECK_WPASYNC;
+    a.flags = PM_SCAN_CHECK_WPASYNC | (protect ? PM_SCAN_WP_MATCHING : 0);
     a.start = start;
     a.end = end;
     a.vec = reinterpret_cast<uintptr_t>(vec);

@@ -72,10 +72,11 @@ const std::string &scan_unavailable_reason();
 
 // Appends to `out` the pages of [addr, addr+bytes), as page indices counted
 // from `base`, that are mapped and were written since they were last
-// write-protected: PAGEMAP_SCAN on `pagemap_fd` (/proc/self/pagemap).  The
-// pages stay as they are (the caller protects again those it wants to
-// watch).  Returns false with errno on failure.
+// write-protected: PAGEMAP_SCAN on `pagemap_fd` (/proc/self/pagemap).  With
+// `protect`, the same walk write-protects them again (PM_SCAN_WP_MATCHING:
+// no call per run of pages, one TLB flush); otherwise they stay as they
+// are.  Returns false with errno on failure.
 bool scan_written(int pagemap_fd, const uint8_t *base, const uint8_t *addr, size_t bytes,
-                  std::vector<uint32_t> &out);
+                  std::vector<uint32_t> &out, bool protect);
 
 }  // namespace rdsm::uffd

@@ -150,12 +150,13 @@ class Hlrc final : public Protocol {
   // Scan mode (DetectAxis::scan): the backend lets writes to valid pages
   // through, so a copy is twinned when it arrives (twin_fetched), and the
   // written pages are found by a scan at release, or at an acquire that
-  // drops copies (collect_scanned_writes, which notes them as written and
-  // watches them again; a home page nobody copied becomes untracked).
+  // drops copies (collect_scanned_writes, which notes them as written; the
+  // scan watches them again; a home page nobody copied becomes untracked
+  // and unwatched).
   bool scan_ = false;
   void twin_fetched(size_t first, size_t count);
   void collect_scanned_writes();
-  std::vector<uint32_t> scanned_, rearm_;
+  std::vector<uint32_t> scanned_, unwatch_, rearm_;
   // The page holds this node's writes not yet sent home (a non-home copy).
   bool unreleased_writes(size_t page) const { return scan_ ? written_[page] && has_twin_[page] : has_twin_[page]; }
   void note_written(size_t page);

@@ -22,27 +22,32 @@ void Hlrc::twin_fetched(size_t first, size_t count) {
   }
 }
 
+// The scan watches again every page it finds; those left writable from now
+// on are unwatched here (a few, once each).
 void Hlrc::collect_scanned_writes() {
   scanned_.clear();
-  rearm_.clear();
+  unwatch_.clear();
   region_->collect_written(scanned_);
   bool fenced = false;
   for (uint32_t p : scanned_) {
     if (state_[p] == kInvalid || state_[p] == kPrefetched) continue;  // not mapped: cannot be written
     if (home_[p] == self_) {
-      if (untracked_[p]) continue;  // left writable until a copy is counted (close_interval)
+      if (untracked_[p]) {  // left writable until a copy is counted (close_interval)
+        unwatch_.push_back(p);
+        continue;
+      }
       // A home page nobody has a copy of needs no notice, and is left
       // writable, untracked (hlrc.hpp), by the same fence: either the home
       // sees a copy counted, or the copy holds these writes.
       if (uncopied_after_fence(p, fenced)) {
         mark_untracked(p);
+        unwatch_.push_back(p);
         continue;
       }
     }
     note_written(p);
-    rearm_.push_back(p);
   }
-  region_->rearm(rearm_);
+  region_->unwatch(unwatch_);
 }
 
 }  // namespace rdsm

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -126,8 +127,21 @@ TEST(UffdBackend, WholeRegionReadWriteIsAPlainMapping) {
   EXPECT_TRUE(try_access(r.app_page(4), true));
 }
 
+// Whether page `p` of `r` is mapped with its write protection lifted (a
+// write went through since it was last protected), read from the page
+// tables without protecting anything.
+bool written_unprotected(SharedRegion &r, size_t p) {
+  int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  std::vector<uint32_t> v;
+  bool ok = uffd::scan_written(pm, r.app_page(0), r.app_page(p), 4096, v, false);
+  close(pm);
+  return ok && v == std::vector<uint32_t>{(uint32_t)p};
+}
+
 // Scan mode: writes to read-only pages go through, a scan finds exactly the
-// pages written since they were last watched, and rearm watches them again.
+// pages written since they were last watched and watches them again;
+// unwatched pages stay writable, are never found, and the scan leaves them
+// alone even between watched ones; rearm watches them again.
 TEST(UffdBackend, ScanModeFindsTheWrittenPages) {
   if (!uffd::scan_unavailable_reason().empty()) GTEST_SKIP() << uffd::scan_unavailable_reason();
   UffdRegion t(1200, true);  // three page tables' worth
@@ -141,23 +155,38 @@ TEST(UffdBackend, ScanModeFindsTheWrittenPages) {
   EXPECT_TRUE(try_access(r.app_page(5), false));  // read: not found
   r.collect_written(found);
   EXPECT_EQ(found, (std::vector<uint32_t>{3, 4, 700, 999}));
+  EXPECT_FALSE(written_unprotected(r, 3));  // protected again by the scan
   found.clear();
-  r.app_page(5)[0] = 1;  // written between found pages, then left unwatched: found once
+  r.collect_written(found);  // nothing written since
+  EXPECT_TRUE(found.empty());
+  r.app_page(5)[0] = 1;
   r.collect_written(found);
   EXPECT_EQ(found, (std::vector<uint32_t>{5}));
-  r.collect_written(found);  // not rearmed: not found again, written or not
-  EXPECT_EQ(found, (std::vector<uint32_t>{5}));
-  r.app_page(3)[0] = 2;
+  found.clear();
+  r.app_page(5)[0] = 2;  // found again: still watched
   r.collect_written(found);
   EXPECT_EQ(found, (std::vector<uint32_t>{5}));
-  found = {3, 4, 700, 999};
-  r.rearm(found);
+  // Unwatched, between watched pages: writable, never found, and not
+  // protected by the scans of its neighbours.
+  r.unwatch({5});
   found.clear();
+  r.app_page(4)[0] = 1;
+  r.app_page(5)[0] = 3;
+  r.app_page(6)[0] = 1;
+  r.collect_written(found);
+  EXPECT_EQ(found, (std::vector<uint32_t>{4, 6}));
+  EXPECT_TRUE(written_unprotected(r, 5));
+  found.clear();
+  r.app_page(5)[0] = 4;
   r.collect_written(found);
   EXPECT_TRUE(found.empty());
-  r.app_page(4)[1] = 1;
+  r.rearm({5});
+  EXPECT_FALSE(written_unprotected(r, 5));
   r.collect_written(found);
-  EXPECT_EQ(found, (std::vector<uint32_t>{4}));
+  EXPECT_TRUE(found.empty());
+  r.app_page(5)[1] = 1;
+  r.collect_written(found);
+  EXPECT_EQ(found, (std::vector<uint32_t>{5}));
   // Invalid pages are not found, and still fault.
   r.app_page(700)[0] = 3;
   r.app_page(999)[0] = 3;
