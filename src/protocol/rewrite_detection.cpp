@@ -17,7 +17,8 @@
 //            updates now and again (Barnes' build) saves the fault, the
 //            twin and the two protection changes for the price of a
 //            comparison or two.  A page found written again a few releases
-//            after the last time keeps a longer window, about one and a
+//            after the last time (by a fault or by the comparison, a page
+//            opened ahead included) keeps a longer window, about one and a
 //            half times that gap, up to kMaxKeepWindow releases: a write
 //            fault with its twin and protection changes costs about 8 us,
 //            a comparison of an unwritten page about 0.15 us, so keeping
@@ -93,7 +94,7 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
     bool faulted = written_[p];
     if (faulted || memcmp(region_->sys_page(p), twin(p), kPageBytes) != 0) {
       if (untrack_uncopied_home_page(p, fenced)) continue;  // written, with nobody to tell
-      if (kept_[p] != kKeptAhead) note_rewrite(p);
+      note_rewrite(p);  // opened ahead or not: the gap since it was last found written
       kept_[p] = 1;
       if (faulted || home_[p] != self_) note_written(p);
       else note_kept_home_change(p);

@@ -101,3 +101,27 @@ rdsm_mp_test(big_region 150 big_region.sh ${RDSM_MP_EXE} $<TARGET_FILE:mp_sparse
 # Bad inputs: each case of bad_inputs.txt fails with a message naming the
 # cause and the fix, and leaves nothing behind.
 include(${CMAKE_CURRENT_LIST_DIR}/bad_inputs.cmake)
+
+# The adaptive keep window of rewrites=compare (keep_window.c): a page
+# written every 8 releases stops faulting once it has learnt its gap, with
+# and without pages opened ahead, under the default and under GeNIMA with
+# comparison; one written every 30 releases (past the longest window)
+# faults again every round.
+foreach(entry "gap8|rdsm||8|few" "gap8_no_writeahead|rdsm|writeahead=off|8|few"
+              "gap8_genima|genima|rewrites=compare|8|few" "gap30|rdsm|writeahead=off|30|every")
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(GET parts 1 protocol)
+  list(GET parts 2 axes)
+  list(GET parts 3 gap)
+  list(GET parts 4 expect)
+  set(axes_args "")
+  if(axes)
+    set(axes_args --axes ${axes})
+  endif()
+  add_test(NAME mp.keep_window.${name}
+           COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol ${protocol} ${axes_args} --timeout 60 --quiet
+                   $<TARGET_FILE:mp_keep_window> ${gap} ${expect})
+  set_tests_properties(mp.keep_window.${name} PROPERTIES LABELS mp TIMEOUT 90 PASS_REGULAR_EXPRESSION "PASS"
+                       FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
