@@ -26,12 +26,22 @@
 # of times and slowdowns, 1.00 at the cheapest value), the achievable vs best
 # table, sweep_interrupt.png and the sweep in summary.json; --brief the
 # slowdowns.
+#
+# mp.bench_threads: a sweep over thread counts (--threads 1,2) of sor and the
+# fork-join splash_lu, genima and hw at 1 and 2 nodes, must run every
+# configuration at each thread count (a fork-join app with N x T workers:
+# -p4 for 2 nodes of 2 threads, formed into 2 nodes) and record it; its
+# report must keep the shapes apart (a column per NxT: 1x1, 1x2, 2x1, 2x2),
+# compare each with hw at the same shape (hw 1.00 in every column, and in
+# summary.json every fraction of hw is the speedup over hw's at the same
+# nodes and threads), and list per-thread rows at 2x2, the forked worker's
+# (w1.t0, w1.t1) included; --brief the same columns.
 # Nothing is skipped: without python3 or matplotlib the test fails and says why.
 #
 # Included from tests/CMakeLists.txt:
 #   include(${CMAKE_CURRENT_SOURCE_DIR}/bench.cmake)
 # The same file is the tests' script (cmake -P; -DPART=memory for
-# mp.bench_memory), so the steps live here too.
+# mp.bench_memory, and so on), so the steps live here too.
 
 if(NOT CMAKE_SCRIPT_MODE_FILE)
   find_package(Python3 COMPONENTS Interpreter)
@@ -64,6 +74,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
   endfunction()
   _rdsm_bench_part(mp.bench_memory memory 120 "mp")
   _rdsm_bench_part(mp.bench_sweep sweep 120 "mp;emu")
+  _rdsm_bench_part(mp.bench_threads threads 180 "mp")
   return()
 endif()
 
@@ -73,6 +84,8 @@ if(PART STREQUAL "memory")
   set(_test mp.bench_memory)
 elseif(PART STREQUAL "sweep")
   set(_test mp.bench_sweep)
+elseif(PART STREQUAL "threads")
+  set(_test mp.bench_threads)
 else()
   set(_test mp.bench_smoke)
 endif()
@@ -163,6 +176,82 @@ sys.exit("runs %r, expected %r" % (got, want) if got != want else "not run as as
     message(FATAL_ERROR "mp.bench_sweep: the --brief report (exit status ${_rc}) lacks the sweep's slowdowns:\n${_brief}")
   endif()
   message(STATUS "mp.bench_sweep: sweep and report in ${OUT}")
+  return()
+endif()
+if(PART STREQUAL "threads")
+  # ---- mp.bench_threads ------------------------------------------------------
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor,splash_lu
+                          --protocols genima --nodes 1,2 --threads 1,2 --sizes test --timeout 60 --out ${_json}
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.bench_threads: the sweep failed (exit status ${_rc}):\n${_out}\n${_err}")
+  endif()
+  # Every configuration at each thread count, run and recorded as such.
+  execute_process(COMMAND ${PYTHON} -c [=[
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+got = sorted((r["app"], r["protocol"], r["nodes"], r["threads"]) for r in runs)
+want = sorted((a, p, n, t) for a in ("sor", "splash_lu") for p in ("genima", "hw") for n in (1, 2) for t in (1, 2))
+bad = []
+for r in runs:
+    c = r["command"]
+    asked = int(c[c.index("--threads") + 1]) if "--threads" in c else 1
+    rows = [n for n in r["stats"]["per_node"]]
+    if asked != r["threads"] or r["stats"]["threads"] != r["threads"] or len(rows) != r["nodes"]:
+        bad.append(c)
+    if r["app"] == "splash_lu" and "-p%d" % (r["nodes"] * r["threads"]) not in c:
+        bad.append(c)
+sys.exit("runs %r, expected %r" % (got, want) if got != want else "not run as recorded: %r" % bad if bad else 0)
+]=] ${_json} RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.bench_threads: the sweep's runs are not each configuration at each thread count: ${_why}")
+  endif()
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_json} --out ${OUT}
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _report ERROR_VARIABLE _err)
+  message(STATUS "mp.bench_threads: report\n${_report}")
+  set(_num "[0-9]+\\.[0-9]+")
+  # CMake's regular expressions have no {n}: the cells of the four shapes spelled out.
+  string(REPEAT " +${_num}" 12 _12)
+  string(REPEAT " +${_num} +${_num} +1\\.00" 4 _hw4)
+  string(REPEAT " +[0-9.]+" 6 _6)
+  string(REPEAT " +[0-9.]+" 5 _5)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.bench_threads: the report failed (exit status ${_rc}):\n${_err}")
+  endif()
+  foreach(_app sor splash_lu)
+    if(NOT _report MATCHES "== ${_app}: [^\n]*\n +-+ 1x1 -+ +-+ 1x2 -+ +-+ 2x1 -+ +-+ 2x2 -+\nprotocol( +time \\(s\\) +speedup +of hw)+\n[- ]+\ngenima${_12}\nhw${_hw4}\n"
+       OR NOT _report MATCHES "== ${_app}: [^=]*breakdown at 2x2 [^=]*per thread at 2x2 [^\n]*\n[^\n]*\n[- ]+\ngenima +0\\.t0 ")
+      message(FATAL_ERROR "mp.bench_threads: the report of ${_app} lacks a column per nodes x threads (1x1 1x2 2x1 2x2, hw "
+                          "at 1.00 in each), or the breakdown and per-thread rows at 2x2")
+    endif()
+  endforeach()
+  if(NOT _report MATCHES "\ngenima +w1\\.t0 [^\n]*\ngenima +w1\\.t1 ")
+    message(FATAL_ERROR "mp.bench_threads: the report lacks the per-thread rows of splash_lu's forked worker (w1.t0, w1.t1)")
+  endif()
+  # Each fraction of hw is over hw at the same nodes and threads.
+  execute_process(COMMAND ${PYTHON} -c [=[
+import json, sys
+groups = json.load(open(sys.argv[1]))["groups"]
+bad, seen = [], 0
+for g in groups:
+    hw = {(x["nodes"], x["threads"]): x["speedup"] for x in g["results"] if x["protocol"] == "hw"}
+    for x in g["results"]:
+        seen += 1
+        want = x["speedup"] / hw[(x["nodes"], x["threads"])]
+        if abs(x["fraction_of_hw"] - want) > 1e-9 * want:
+            bad.append((g["app"], x["protocol"], x["nodes"], x["threads"], x["fraction_of_hw"], want))
+sys.exit("fractions not over hw at the same shape: %r" % bad if bad else 0 if seen == 16 else "%d results, expected 16" % seen)
+]=] ${OUT}/summary.json RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "mp.bench_threads: summary.json: ${_why}")
+  endif()
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_json} --brief
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _brief)
+  if(NOT _rc EQUAL 0
+     OR NOT _brief MATCHES "\nprotocol +1x1 \\(s\\) +1x2 \\(s\\) +2x1 \\(s\\) +2x2 \\(s\\) +speedup at 2x2 +of hw at 2x2\n[- ]+\ngenima${_6}\nhw${_5} +1\\.00\n")
+    message(FATAL_ERROR "mp.bench_threads: the --brief report (exit status ${_rc}) lacks a column per nodes x threads:\n${_brief}")
+  endif()
+  message(STATUS "mp.bench_threads: sweep and report in ${OUT}")
   return()
 endif()
 if(PART STREQUAL "memory")

@@ -193,6 +193,22 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
                          PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
   endforeach()
 endforeach()
+# The same under the other memory backend, whose fault signal (SIGSEGV, not
+# uffd's SIGBUS) and protection changes the threads of a node then share:
+# the stress at 2 nodes x 2 threads under every preset, with few seeds.
+if(RDSM_SANITIZE OR RDSM_TSAN)
+  set(thread_memory_seeds 1:4)
+else()
+  set(thread_memory_seeds 1:8)
+endif()
+foreach(protocol ${RDSM_TEST_PROTOCOLS})
+  set(name stress.${protocol}.${RDSM_SECOND_MEMORY}.n2t2)
+  add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n 2 --threads 2 --protocol ${protocol}
+                                --memory ${RDSM_SECOND_MEMORY} --timeout 600 --quiet $<TARGET_FILE:stress>
+                                --seeds ${thread_memory_seeds})
+  set_tests_properties(${name} PROPERTIES LABELS "mp;threads" TIMEOUT 700 PASS_REGULAR_EXPRESSION "PASS"
+                                          FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
 # The other applications written for threads (rdsm_run_threads), each
 # checking itself against its sequential run, at test size (NBody smaller:
 # its sequential check dominates): the default preset at 2 nodes x 2

@@ -8,13 +8,18 @@ tools/bench_apps.json (next to this script, or --apps-file), with, per size,
 optional arguments for the launcher ("launcher_args", e.g. a larger
 --region-size); an app whose program is not in the build's apps/ is skipped
 with a note.  An app marked "fork_join": true is one process that forks its
-own workers (a SPLASH-style program): for N nodes it is started as
-`rdsm run -n 1 ...` and told N through its arguments, where the placeholder
-{nodes} stands for N (e.g. "-p{nodes}"); the placeholder may appear in any
-app's arguments.  If `rdsm run --help` lists a protocol named hw (the
+own workers (a SPLASH-style program): for N nodes of T threads it is
+started as `rdsm run -n 1 --threads T ...` and told its N x T workers
+through its arguments, where the placeholder {nodes} stands for N x T
+(e.g. "-p{nodes}"), which it forms into N nodes; the placeholder may appear
+in any app's arguments.  If `rdsm run --help` lists a protocol named hw (the
 hardware-coherent limit: every node maps the same memory, no DSM), every
 app is also run once per size and node count under hw, recorded like the
 other runs.
+
+--threads LIST (e.g. 1,2) runs every configuration on nodes of each number
+of compute threads (`rdsm run --threads T`), after one another for each
+node count; every run records its threads.
 
 --memory mprotect,uffd runs every configuration under each memory backend
 (`rdsm run --memory B`); the runs of one app, size, protocol and node count
@@ -28,7 +33,7 @@ remaining runs are skipped with a note.
 Per run the JSON holds: app, size, protocol, memory (the backend the nodes
 ran, from the launcher's stats; null if unknown) and memory_requested (the
 --memory given to the launcher, null for none), nodes (for a fork-join app the
-number of processes it was asked for), fork_join, the program's arguments
+number of nodes its workers formed), threads (compute threads per node), fork_join, the program's arguments
 as the table gives them (size_args) and as run (args), repeat, command,
 wall seconds, exit status, verdict (PASS / FAIL / none), the `parallel` and
 `sequential` seconds the program printed, the launcher's stats JSON (with
@@ -101,8 +106,9 @@ def parse_args(argv):
     p.add_argument("--nodes", type=csv, default=["1", "2", "4"], help="comma-separated node counts (default 1,2,4)")
     p.add_argument("--sizes", type=csv, default=["test"], help="comma-separated sizes: test, medium, paper (default test)")
     p.add_argument("--repeat", type=int, default=1, help="repetitions of every run (default 1)")
-    p.add_argument("--threads", type=int, default=1,
-                   help="compute threads per node of every run (rdsm run --threads; default 1)")
+    p.add_argument("--threads", type=csv, default=["1"], metavar="LIST",
+                   help="comma-separated compute threads per node (rdsm run --threads): every configuration at "
+                        "each (default 1)")
     p.add_argument("--out", default="bench.json", help="output JSON file (default bench.json)")
     p.add_argument("--timeout", type=float, default=600, help="seconds per run, passed to rdsm run --timeout (default 600)")
     p.add_argument("--memory", type=csv, default=None, metavar="LIST",
@@ -130,8 +136,12 @@ def parse_args(argv):
         p.error("--nodes: node counts must be >= 1")
     if a.repeat < 1:
         p.error("--repeat must be >= 1")
-    if not 1 <= a.threads <= 256:
-        p.error("--threads must be 1 to 256")
+    try:
+        a.threads = list(dict.fromkeys(int(t) for t in a.threads))  # each once, in the order given
+    except ValueError:
+        p.error("--threads: not a list of integers (e.g. 1,2)")
+    if not a.threads or not all(1 <= t <= 256 for t in a.threads):
+        p.error("--threads: thread counts must be 1 to 256")
     if a.memory is not None:
         bad = [m for m in a.memory if m not in MEMORY_BACKENDS]
         if bad or not a.memory:
@@ -215,6 +225,11 @@ class Progress:
 
 def tail(text, lines=12):
     return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def shape_text(nodes, threads):
+    """How progress lines name a run's nodes: "2", or "2x2" on nodes of several threads."""
+    return "%d" % nodes if threads == 1 else "%dx%d" % (nodes, threads)
 
 
 def with_nodes(args, nodes):
@@ -419,9 +434,10 @@ def main(argv):
             for s in a.sizes:
                 for p in protocols + (["hw"] if hw and r == 0 else []):
                     for n in a.nodes:
-                        for m in (memories if r % 2 == 0 else memories[::-1]):
-                            for pt in (points[:1] if p == "hw" else points):
-                                plan.append((t, prog, s, p, n, r, m, pt))
+                        for th in a.threads:
+                            for m in (memories if r % 2 == 0 else memories[::-1]):
+                                for pt in (points[:1] if p == "hw" else points):
+                                    plan.append((t, prog, s, p, n, th, r, m, pt))
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     runs = []
@@ -430,21 +446,22 @@ def main(argv):
     progress = Progress(len(plan))
     with tempfile.TemporaryDirectory(prefix="rdsm_bench.") as tmpdir:
         try:
-            for t, prog, s, p, n, r, m, pt in plan:
+            for t, prog, s, p, n, th, r, m, pt in plan:
                 if m in unavailable:
                     skipped += 1
                     progress.step(0.0)
                     continue
-                progress.show("%s %s %s%s%s n=%d rep %d" % (t["name"], s, p, "" if m is None else " " + m,
-                                                               point_label(pt), n, r + 1))
+                progress.show("%s %s %s%s%s n=%s rep %d" % (t["name"], s, p, "" if m is None else " " + m,
+                                                               point_label(pt), shape_text(n, th), r + 1))
                 fork_join = bool(t.get("fork_join"))
-                args = with_nodes(t["sizes"][s], n)
+                # {nodes}: the workers, one per compute thread (a fork-join app forms them T to a node).
+                args = with_nodes(t["sizes"][s], n * th)
                 rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
-                       "threads": a.threads, "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
+                       "threads": th, "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
                 if pt is not None:
                     rec["emu_point"] = pt
                 rec.update(run_one(rdsm, prog, args, p, 1 if fork_join else n, a.timeout, tmpdir,
-                                   with_nodes(t.get("launcher_args", {}).get(s, []), n), m, pt, a.threads))
+                                   with_nodes(t.get("launcher_args", {}).get(s, []), n * th), m, pt, th))
                 runs.append(rec)
                 progress.step(rec["wall_seconds"] or 0.0)
                 if rec.get("backend_unavailable"):
@@ -487,11 +504,12 @@ def main(argv):
     if failed:
         print("\nFAILED runs:")
         for r in failed:
-            print("  %s size %s, protocol %s%s%s, %d nodes, repeat %d: %s" % (
+            print("  %s size %s, protocol %s%s%s, %d nodes%s, repeat %d: %s" % (
                 r["app"], r["size"], r["protocol"],
                 ", memory %s" % r["memory_requested"] if r.get("memory_requested") else "",
                 ", network" + point_label(r["emu_point"]) if r.get("emu_point") else "",
-                r["nodes"], r["repeat"] + 1, r["error"]))
+                r["nodes"], " of %d threads" % r["threads"] if r["threads"] != 1 else "", r["repeat"] + 1,
+                r["error"]))
             for line in (r.get("output_tail") or "").splitlines():
                 print("      | " + line)
     if len(runs) + skipped < len(plan):

@@ -24,6 +24,13 @@ node count.
                  (0.t1: thread 1 of node 0), mean over repeats, with its
                  page faults; a node's row above is the sum of its threads'.
 
+Runs on nodes of several threads (rdsm bench --threads 1,2) are kept apart
+by their shape, NxT (N nodes of T compute threads each): the tables have a
+column per shape where they have one per node count, "at the largest node
+count" is at the last shape (the most nodes, then the most threads), and
+of hw compares with hw at the same N and T.  The speedup plot then has the
+shapes on its x axis, evenly spaced, and its linear line at N x T.
+
 When the runs were made under more than one memory backend (rdsm bench
 --memory mprotect,uffd), every table has a memory column (a row per protocol
 and backend; "?" for runs of a file that does not say which backend ran), of
@@ -86,8 +93,9 @@ import subprocess
 import sys
 
 import rdsm_report_sweep
-from rdsm_report_common import (colors_for, fmt, fmt_seconds, grid, mean, median, memory_label, memory_of,
-                                nodes_label, order_memories, order_protocols, parallel_time, print_table)
+from rdsm_report_common import (SHAPE_LEGEND, colors_for, fmt, fmt_seconds, grid, mean, median, memory_label,
+                                memory_of, order_memories, order_protocols, parallel_time, print_table, shape_label,
+                                shape_of, shape_short, shapes_with_threads)
 
 COMPONENTS = [("compute", "compute"), ("data_wait", "data wait"), ("lock_wait", "lock wait"),
               ("barrier_wait", "barrier wait"), ("barrier_protocol", "barrier protocol")]
@@ -144,13 +152,16 @@ class Data:
                                        {r["memory_requested"] for r in runs if r.get("memory_requested")})
         self.multi_memory = len(self.memories) > 1
         self.compare_memory = all(m in self.memories for m in ("uffd", "mprotect"))
+        # Runs on nodes of several threads: every table keeps each (nodes, threads) apart, labelled NxT.
+        self.with_threads = shapes_with_threads(runs)
 
     def label(self, g):
         return "%s (%s)" % g if self.multi_size else g[0]
 
-    def runs(self, g, protocol=None, nodes=None, memory=ANY):
+    def runs(self, g, protocol=None, shape=None, memory=ANY):
+        """The successful runs of app and size g, of a protocol, a (nodes, threads) shape and a backend."""
         return [r for r in self.ok if (r["app"], r["size"]) == g and (protocol is None or r["protocol"] == protocol)
-                and (nodes is None or r["nodes"] == nodes) and (memory is ANY or memory_of(r) == memory)]
+                and (shape is None or shape_of(r) == shape) and (memory is ANY or memory_of(r) == memory)]
 
     def protocols(self, g):
         return order_protocols({r["protocol"] for r in self.runs(g)})
@@ -163,35 +174,42 @@ class Data:
     def series_label(self, p, m):
         return "%s (%s)" % (p, memory_label(m)) if self.multi_memory else p
 
-    def node_counts(self, g):
-        return sorted({r["nodes"] for r in self.runs(g)})
+    def shapes(self, g):
+        """The (nodes, threads per node) the app ran at, by nodes then threads."""
+        return sorted({shape_of(r) for r in self.runs(g)})
+
+    def shape_label(self, s):
+        return shape_label(s, self.with_threads)
+
+    def shape_short(self, s):
+        return shape_short(s, self.with_threads)
 
     def sequential(self, g):
         return median([r.get("sequential_seconds") for r in self.runs(g)])
 
-    def parallel(self, g, p, n, m=ANY):
-        return median([parallel_time(r) for r in self.runs(g, p, n, m)])
+    def parallel(self, g, p, s, m=ANY):
+        return median([parallel_time(r) for r in self.runs(g, p, s, m)])
 
-    def speedup(self, g, p, n, m=ANY):
-        seq, par = self.sequential(g), self.parallel(g, p, n, m)
+    def speedup(self, g, p, s, m=ANY):
+        seq, par = self.sequential(g), self.parallel(g, p, s, m)
         return seq / par if seq and par else None
 
-    def hw_speedup(self, g, n, m=ANY):
+    def hw_speedup(self, g, s, m=ANY):
         """hw's speedup under backend m if hw ran under it, else over the hw runs there are."""
-        if m is not ANY and self.runs(g, HW, n, m):
-            return self.speedup(g, HW, n, m)
-        return self.speedup(g, HW, n)
+        if m is not ANY and self.runs(g, HW, s, m):
+            return self.speedup(g, HW, s, m)
+        return self.speedup(g, HW, s)
 
-    def fraction_of_hw(self, g, p, n, m=ANY):
-        """p's speedup / hw's speedup at the same app, size and node count (and backend, if hw ran
-        under it); None without both."""
-        s, hw = self.speedup(g, p, n, m), self.hw_speedup(g, n, m)
-        return s / hw if s and hw else None
+    def fraction_of_hw(self, g, p, s, m=ANY):
+        """p's speedup / hw's speedup at the same app, size, node count and threads per node (and
+        backend, if hw ran under it); None without both."""
+        sp, hw = self.speedup(g, p, s, m), self.hw_speedup(g, s, m)
+        return sp / hw if sp and hw else None
 
-    def memory_ratio(self, g, p, n):
+    def memory_ratio(self, g, p, s):
         """(uffd / mprotect median parallel time, beyond the runs' spread) or (None, False)."""
-        tu = [parallel_time(r) for r in self.runs(g, p, n, "uffd")]
-        tm = [parallel_time(r) for r in self.runs(g, p, n, "mprotect")]
+        tu = [parallel_time(r) for r in self.runs(g, p, s, "uffd")]
+        tm = [parallel_time(r) for r in self.runs(g, p, s, "mprotect")]
         tu, tm = [t for t in tu if t is not None], [t for t in tm if t is not None]
         if not tu or not tm or not median(tm):
             return None, False
@@ -199,7 +217,7 @@ class Data:
         return median(tu) / median(tm), beyond
 
     def has_hw(self, g):
-        return any(self.speedup(g, HW, n) for n in self.node_counts(g))
+        return any(self.speedup(g, HW, s) for s in self.shapes(g))
 
     def args(self, g):
         """The program's arguments as the app table gives them ({nodes} for the node count), if known."""
@@ -210,9 +228,9 @@ class Data:
                 return list(seen.pop())
         return None
 
-    def breakdown(self, g, p, n, m=ANY):
+    def breakdown(self, g, p, s, m=ANY):
         """Mean over nodes, mean over repeats, of each component (seconds); None without stats."""
-        rs = [r for r in self.runs(g, p, n, m) if (r.get("stats") or {}).get("per_node")]
+        rs = [r for r in self.runs(g, p, s, m) if (r.get("stats") or {}).get("per_node")]
         if not rs:
             return None
         out = {}
@@ -243,7 +261,8 @@ def thread_breakdown(rs):
 
 
 TABLE_LEGEND = ("time: median parallel seconds; speedup: sequential / time; of hw: speedup / the speedup of hw "
-                "(plain threads, the limit) at the same node count, 1.00 = at the limit, - = no hw run")
+                "(plain threads, the limit) at the same node count (and threads per node), 1.00 = at the limit, "
+                "- = no hw run")
 
 
 MEMORY_LEGEND = ("memory: the memory backend the nodes ran (? = not recorded); of hw compares with hw under the "
@@ -261,11 +280,13 @@ def label_header(d):
 
 def print_tables(d):
     print(TABLE_LEGEND + "\n")
+    if d.with_threads:
+        print(SHAPE_LEGEND + "\n")
     if d.multi_memory:
         print(MEMORY_LEGEND + "\n")
     lead = len(label_header(d))
     for g in d.groups:
-        ns = d.node_counts(g)
+        ns = d.shapes(g)
         if not ns:
             print("== %s: no successful runs\n" % d.label(g))
             continue
@@ -279,9 +300,9 @@ def print_tables(d):
                 row += [fmt(d.parallel(g, p, n, m), "%.6f"), fmt(d.speedup(g, p, n, m), "%.2f"),
                         fmt(d.fraction_of_hw(g, p, n, m), "%.2f")]
             rows.append(row)
-        print_table(rows, header, [(nodes_label(n), 3) for n in ns], lead)
+        print_table(rows, header, [(d.shape_label(n), 3) for n in ns], lead)
         n = ns[-1]
-        print("\n   breakdown at %d nodes (ms, mean over nodes and repeats)" % n)
+        print("\n   breakdown at %s (ms, mean over nodes and repeats)" % d.shape_label(n))
         header = label_header(d) + [lbl for _, lbl in COMPONENTS] + ["total", "handler", "h.page", "h.diff",
                                                                      "h.sync"]
         rows = []
@@ -307,8 +328,8 @@ def print_thread_breakdown(d, g, n):
             rows.append(label_cells(d, p, m) + [lbl] + ["%.3f" % (1e3 * t[f]) for f, _ in COMPONENTS] +
                         ["%.3f" % (1e3 * t["total"]), "%.0f" % t["faults"]])
     if rows:
-        print("\n   per thread at %d nodes (ms, mean over repeats; each node's row above is the sum of its "
-              "threads')" % n)
+        print("\n   per thread at %s (ms, mean over repeats; each node's row above is the sum of its "
+              "threads')" % d.shape_label(n))
         print_table(rows, header, lead=len(label_header(d)) + 1)
 
 
@@ -319,11 +340,11 @@ def memory_ratios(d):
         return out
     for g in d.groups:
         for p in d.protocols(g):
-            for n in d.node_counts(g):
+            for n in d.shapes(g):
                 ratio, beyond = d.memory_ratio(g, p, n)
                 if ratio is None:
                     continue
-                out.append({"app": g[0], "size": g[1], "protocol": p, "nodes": n,
+                out.append({"app": g[0], "size": g[1], "protocol": p, "nodes": n[0], "threads": n[1],
                             "uffd_seconds": d.parallel(g, p, n, "uffd"),
                             "mprotect_seconds": d.parallel(g, p, n, "mprotect"),
                             "uffd_runs": len(d.runs(g, p, n, "uffd")), "mprotect_runs": len(d.runs(g, p, n, "mprotect")),
@@ -341,8 +362,8 @@ def print_memory_ratios(d):
     if not ratios:
         print("  no app, protocol and node count ran successfully under both backends\n")
         return
-    ns = sorted({x["nodes"] for x in ratios})
-    by_key = {(x["app"], x["size"], x["protocol"], x["nodes"]): x for x in ratios}
+    ns = sorted({(x["nodes"], x["threads"]) for x in ratios})
+    by_key = {(x["app"], x["size"], x["protocol"], (x["nodes"], x["threads"])): x for x in ratios}
     rows = []
     for g in d.groups:
         for p in d.protocols(g):
@@ -353,7 +374,7 @@ def print_memory_ratios(d):
             rows.append([d.label(g), p] + ["-" if c is None else "%.2f%s" % (c["ratio"], "*" if c["beyond_spread"]
                                                                             else "") for c in cells] +
                         ["%.2f" % worst["ratio"]])
-    print_table(rows, ["app", "protocol"] + ["%s" % nodes_label(n) for n in ns] + ["max"], lead=2)
+    print_table(rows, ["app", "protocol"] + [d.shape_label(n) for n in ns] + ["max"], lead=2)
     dsm = [x for x in ratios if x["protocol"] != HW]
     slower = [x for x in dsm if x["ratio"] > 1.0]
     worst = max(dsm, key=lambda x: x["ratio"]) if dsm else None
@@ -361,14 +382,14 @@ def print_memory_ratios(d):
         print("uffd slower than mprotect in %d of %d DSM cells (%d beyond the spread); the worst, %.2f: %s, %s, %s" % (
             len(slower), len(dsm), sum(1 for x in slower if x["beyond_spread"]), worst["ratio"],
             "%s (%s)" % (worst["app"], worst["size"]) if d.multi_size else worst["app"], worst["protocol"],
-            nodes_label(worst["nodes"])))
+            d.shape_label((worst["nodes"], worst["threads"]))))
     print()
 
 
 def print_brief(d):
     """One compact table per app: time per node count, speedup and fraction of hw at the largest."""
     for g in d.groups:
-        ns = d.node_counts(g)
+        ns = d.shapes(g)
         args = d.args(g)
         print("%s, size %s%s: sequential %s s" % (g[0], g[1], " (%s)" % " ".join(args) if args else "",
                                                    fmt_seconds(d.sequential(g))))
@@ -376,8 +397,8 @@ def print_brief(d):
             print("  no successful runs\n")
             continue
         n = ns[-1]
-        header = label_header(d) + ["%s (s)" % nodes_label(k) for k in ns] + ["speedup at %d" % n,
-                                                                              "of hw at %d" % n]
+        header = label_header(d) + ["%s (s)" % d.shape_label(k) for k in ns] + ["speedup at %s" % d.shape_short(n),
+                                                                                "of hw at %s" % d.shape_short(n)]
         rows = [label_cells(d, p, m) + [fmt_seconds(d.parallel(g, p, k, m)) for k in ns] +
                 [fmt(d.speedup(g, p, n, m), "%.2f"), fmt(d.fraction_of_hw(g, p, n, m), "%.2f")]
                 for p, m in d.series(g)]
@@ -386,6 +407,8 @@ def print_brief(d):
     print_memory_ratios(d)
     print("speedup = sequential time / parallel time; of hw = speedup / the speedup of hw (plain threads:\n"
           "one memory kept coherent by the machine, the limit for a DSM protocol); - = not measured")
+    if d.with_threads:
+        print(SHAPE_LEGEND)
     if d.multi_memory:
         print(MEMORY_LEGEND)
     if d.failed:
@@ -397,8 +420,9 @@ def summary(d, source):
     for g in d.groups:
         results = []
         for p, m in d.series(g):
-            for n in d.node_counts(g):
-                results.append({"protocol": p, "memory": m, "nodes": n, "runs": len(d.runs(g, p, n, m)),
+            for n in d.shapes(g):
+                results.append({"protocol": p, "memory": m, "nodes": n[0], "threads": n[1],
+                                "runs": len(d.runs(g, p, n, m)),
                                 "parallel_seconds": d.parallel(g, p, n, m), "speedup": d.speedup(g, p, n, m),
                                 "fraction_of_hw": d.fraction_of_hw(g, p, n, m),
                                 "breakdown_seconds": d.breakdown(g, p, n, m)})
@@ -423,8 +447,9 @@ def series_key(d, p, m):
 
 
 def plot_speedup(d, plt, path):
-    """Per app two panels: speedup vs nodes above, fraction of the hw speedup vs nodes below."""
-    groups = [g for g in d.groups if d.node_counts(g)]
+    """Per app two panels: speedup vs nodes above, fraction of the hw speedup vs nodes below.  With nodes of
+    several threads the x axis is the shapes (NxT) in the tables' order, evenly spaced."""
+    groups = [g for g in d.groups if d.shapes(g)]
     rows, cols = grid(len(groups))
     # At least wide enough for the title and a legend row of a few entries.
     width, height = max(4 * cols, 8), 5.4 * rows
@@ -437,13 +462,15 @@ def plot_speedup(d, plt, path):
     for i, g in enumerate(groups):
         ax = axes[2 * (i // cols)][i % cols]
         axr = axes[2 * (i // cols) + 1][i % cols]
-        ns = d.node_counts(g)
+        ns = d.shapes(g)
+        xs = list(range(len(ns))) if d.with_threads else [n for n, _ in ns]
+        at = dict(zip(ns, xs))
         top = 1.1
         for p, m in d.series(g):
             hw = p == HW
             key = series_key(d, p, m)
             style, marker = series_style(d, p, m)
-            pts = [(n, d.speedup(g, p, n, m)) for n in ns]
+            pts = [(at[n], d.speedup(g, p, n, m)) for n in ns]
             pts = [(n, s) for n, s in pts if s is not None]
             if pts:
                 h, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker=marker, color=color[p],
@@ -453,21 +480,22 @@ def plot_speedup(d, plt, path):
                 handles[key] = h
             if hw:
                 continue
-            pts = [(n, d.fraction_of_hw(g, p, n, m)) for n in ns]
+            pts = [(at[n], d.fraction_of_hw(g, p, n, m)) for n in ns]
             pts = [(n, f) for n, f in pts if f is not None]
             if pts:
                 axr.plot([x for x, _ in pts], [y for _, y in pts], marker=marker, color=color[p],
                          linestyle=style, label=key)
                 top = max(top, 1.1 * max(y for _, y in pts))
-        ax.plot(ns, ns, color="0.8", linewidth=0.8, zorder=0)  # ideal
+        ax.plot(xs, [n * t for n, t in ns], color="0.8", linewidth=0.8, zorder=0)  # ideal: one per thread
         ax.set_title(d.label(g))
-        ax.set_xticks(ns)
+        ticks = [d.shape_short(n) for n in ns]
+        ax.set_xticks(xs, ticks)
         ax.set_ylabel("speedup")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-        axr.set_xticks(ns)
+        axr.set_xticks(xs, ticks)
         axr.set_xlim(ax.get_xlim())
-        axr.set_xlabel("nodes")
+        axr.set_xlabel("nodes x threads" if d.with_threads else "nodes")
         axr.set_ylabel("speedup / hw")
         if d.has_hw(g):
             axr.axhline(1.0, color=color.get(HW, "black"), linestyle="--", linewidth=1)
@@ -493,7 +521,7 @@ def plot_speedup(d, plt, path):
 
 
 def plot_breakdown(d, plt, path):
-    groups = [g for g in d.groups if d.node_counts(g)]
+    groups = [g for g in d.groups if d.shapes(g)]
     rows, cols = grid(len(groups))
     height = 3.5 * rows + (0.6 if d.multi_memory else 0.0)  # room for the longer bar labels
     fig, axes = plt.subplots(rows, cols, figsize=(max(4 * cols, 8), height), squeeze=False)
@@ -501,7 +529,7 @@ def plot_breakdown(d, plt, path):
     handles = None
     for i, g in enumerate(groups):
         ax = axes[i // cols][i % cols]
-        n = d.node_counts(g)[-1]
+        n = d.shapes(g)[-1]
         ps = [(p, m) for p, m in d.series(g) if d.breakdown(g, p, n, m) is not None]
         bds = {pm: d.breakdown(g, pm[0], n, pm[1]) for pm in ps}
         ref_p = next((pm for pm in ps if pm[0] == "async"), ps[0] if ps else None)
@@ -517,7 +545,7 @@ def plot_breakdown(d, plt, path):
         handles = bars
         ax.set_xticks(range(len(ps)))
         ax.set_xticklabels([series_key(d, p, m) for p, m in ps], rotation=30, ha="right" if d.multi_memory else "center")
-        ax.set_title("%s, %d nodes" % (d.label(g), n))
+        ax.set_title("%s, %s" % (d.label(g), d.shape_label(n)))
         ax.set_ylabel("time / %s" % (series_key(d, *ref_p) if ref_p else "-"))
         ax.axhline(1.0, color="0.5", linewidth=0.6)
         ax.grid(True, axis="y", alpha=0.3)
@@ -535,7 +563,7 @@ def handler_means(d):
     """(protocol, memory) -> {part: ms} mean over apps of (mean per node) at each app's largest node count."""
     per_p = {}
     for g in d.groups:
-        ns = d.node_counts(g)
+        ns = d.shapes(g)
         if not ns:
             continue
         for p, m in d.series(g):
@@ -654,11 +682,11 @@ def print_failed(d):
         print("failed runs (left out):")
         for r in d.failed:
             network = rdsm_report_sweep.network_label(r)
-            print("  %s size %s, protocol %s%s%s, %d nodes, repeat %d: %s" % (
+            print("  %s size %s, protocol %s%s%s, %s, repeat %d: %s" % (
                 r["app"], r["size"], r["protocol"],
                 ", memory %s" % memory_of(r) if d.multi_memory or r.get("memory_requested") else "",
                 ", network %s" % network if network else "",
-                r["nodes"], r.get("repeat", 0) + 1, r.get("error")))
+                d.shape_label(shape_of(r)), r.get("repeat", 0) + 1, r.get("error")))
         print()
 
 

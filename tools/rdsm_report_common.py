@@ -91,6 +91,34 @@ def nodes_label(n):
     return "%d node%s" % (n, "" if n == 1 else "s")
 
 
+def threads_of(run):
+    """A run's compute threads per node (rdsm bench --threads); 1 for files that do not say."""
+    return run.get("threads") or 1
+
+
+def shape_of(run):
+    """What a run is compared at: (nodes, threads per node).  hw is compared with at the same shape."""
+    return run["nodes"], threads_of(run)
+
+
+def shapes_with_threads(runs):
+    """Whether the shapes must name the threads: some run had nodes of several threads."""
+    return any(threads_of(r) != 1 for r in runs)
+
+
+def shape_label(shape, threads):
+    """A column's heading: "2 nodes", or "2x2" (nodes x threads) when the file has nodes of several threads."""
+    return "%dx%d" % shape if threads else nodes_label(shape[0])
+
+
+def shape_short(shape, threads):
+    """The same in a cell or after "at": "2", or "2x2"."""
+    return "%dx%d" % shape if threads else "%d" % shape[0]
+
+
+SHAPE_LEGEND = "NxT: N nodes of T compute threads each (rdsm bench --threads)"
+
+
 def grid(n):
     cols = min(n, 4) if n > 0 else 1
     rows = (n + cols - 1) // cols if n > 0 else 1

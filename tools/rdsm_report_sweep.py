@@ -22,8 +22,8 @@ at the base network (main_runs).
 import os
 
 import rdsm_emu
-from rdsm_report_common import (fmt, fmt_seconds, grid, median, memory_of, nodes_label, order_protocols, parallel_time,
-                                print_table)
+from rdsm_report_common import (fmt, fmt_seconds, grid, median, memory_of, order_protocols, parallel_time, print_table,
+                                shape_label, shape_of, shape_short, shapes_with_threads)
 
 HW = "hw"
 # The study's figure of each parameter (it does not vary latency).
@@ -86,6 +86,7 @@ class Study:
                 self.groups.append((r["app"], r["size"]))
         self.multi_size = len({g[1] for g in self.groups}) > 1
         self.multi_memory = len({memory_of(r) for r in self.ok}) > 1
+        self.with_threads = shapes_with_threads(self.ok)  # rows keep each (nodes, threads) apart, as NxT
         self.sequential = {g: median([r.get("sequential_seconds") for r in runs if (r["app"], r["size"]) == g])
                            for g in self.groups}
 
@@ -108,14 +109,14 @@ class Study:
         return None if not self.base else self.base["params"].get(rdsm_emu.KEYS[param])
 
     def rows(self, param, g):
-        """(protocol, nodes, memory) with runs in the sweep of param, for app and size g."""
-        keys = {(r["protocol"], r["nodes"], memory_of(r)) for r in self.sweep_runs(param) if (r["app"], r["size"]) == g}
+        """(protocol, (nodes, threads), memory) with runs in the sweep of param, for app and size g."""
+        keys = {(r["protocol"], shape_of(r), memory_of(r)) for r in self.sweep_runs(param) if (r["app"], r["size"]) == g}
         order = order_protocols({k[0] for k in keys})
         return sorted(keys, key=lambda k: (order.index(k[0]), k[1], k[2] or ""))
 
     def time(self, param, g, key, v):
         return median([parallel_time(r) for r in self.sweep_runs(param)
-                       if (r["app"], r["size"]) == g and (r["protocol"], r["nodes"], memory_of(r)) == key
+                       if (r["app"], r["size"]) == g and (r["protocol"], shape_of(r), memory_of(r)) == key
                        and rdsm_emu.value_of(r, param) == v])
 
     def slowdowns(self, param, g, key):
@@ -141,10 +142,11 @@ class Study:
 
     def row_cells(self, g, key):
         p, n, m = key
-        return [self.label(g), p, str(n)] + ([m or "?"] if self.multi_memory else [])
+        return [self.label(g), p, shape_short(n, self.with_threads)] + ([m or "?"] if self.multi_memory else [])
 
     def row_header(self):
-        return ["app", "protocol", "nodes"] + (["memory"] if self.multi_memory else [])
+        return ["app", "protocol", "nodes x threads" if self.with_threads else "nodes"] + (
+            ["memory"] if self.multi_memory else [])
 
     def print_sweep(self, param, brief=False):
         vs = self.values(param)
@@ -170,18 +172,18 @@ class Study:
         """Rows of app, protocol and node count measured at both the achievable and the best preset."""
         out = []
         for g in self.groups:
-            keys = {(r["protocol"], r["nodes"], memory_of(r)) for r in self.ok if (r["app"], r["size"]) == g}
+            keys = {(r["protocol"], shape_of(r), memory_of(r)) for r in self.ok if (r["app"], r["size"]) == g}
             order = order_protocols({k[0] for k in keys})
             for key in sorted(keys, key=lambda k: (order.index(k[0]), k[1], k[2] or "")):
                 t = {}
                 for preset in ("best", "achievable"):
                     t[preset] = median([parallel_time(r) for r in self.ok if (r["app"], r["size"]) == g
-                                        and (r["protocol"], r["nodes"], memory_of(r)) == key and at_preset(r, preset)])
+                                        and (r["protocol"], shape_of(r), memory_of(r)) == key and at_preset(r, preset)])
                 if t["best"] is None or t["achievable"] is None:
                     continue
                 seq = self.sequential.get(g)
-                out.append({"app": g[0], "size": g[1], "protocol": key[0], "nodes": key[1], "memory": key[2],
-                            "best_seconds": t["best"], "achievable_seconds": t["achievable"],
+                out.append({"app": g[0], "size": g[1], "protocol": key[0], "nodes": key[1][0],
+                            "threads": key[1][1], "memory": key[2], "best_seconds": t["best"], "achievable_seconds": t["achievable"],
                             "achievable_over_best": t["achievable"] / t["best"] if t["best"] else None,
                             "speedup_best": seq / t["best"] if seq and t["best"] else None,
                             "speedup_achievable": seq / t["achievable"] if seq and t["achievable"] else None})
@@ -196,7 +198,7 @@ class Study:
         rows = []
         for x in table:
             g = (x["app"], x["size"])
-            rows.append(self.row_cells(g, (x["protocol"], x["nodes"], x["memory"])) +
+            rows.append(self.row_cells(g, (x["protocol"], (x["nodes"], x["threads"]), x["memory"])) +
                         [fmt_seconds(x["best_seconds"]), fmt_seconds(x["achievable_seconds"]),
                          fmt(x["achievable_over_best"], "%.2f"), fmt(x["speedup_best"], "%.2f"),
                          fmt(x["speedup_achievable"], "%.2f")])
@@ -224,7 +226,8 @@ class Study:
             rows = []
             for g in self.groups:
                 for key in self.rows(param, g):
-                    rows.append({"app": g[0], "size": g[1], "protocol": key[0], "nodes": key[1], "memory": key[2],
+                    rows.append({"app": g[0], "size": g[1], "protocol": key[0], "nodes": key[1][0],
+                                 "threads": key[1][1], "memory": key[2],
                                  "points": [{"value": rdsm_emu.format_value(param, v), "parallel_seconds": t,
                                              "slowdown": sd} for v, t, sd in self.slowdowns(param, g, key)]})
             sweeps.append({"param": param, "base": self.base, "values": [rdsm_emu.format_value(param, v) for v in vs],
@@ -258,7 +261,7 @@ class Study:
                 pts = [(k, sd) for k, (_, _, sd) in enumerate(self.slowdowns(param, g, key)) if sd is not None]
                 if not pts:
                     continue
-                label = p + ("" if len(node_counts) == 1 else ", " + nodes_label(n)) + (
+                label = p + ("" if len(node_counts) == 1 else ", " + shape_label(n, self.with_threads)) + (
                     ", %s" % (m or "?") if self.multi_memory else "")
                 style = ["-", "--", ":", "-."][node_counts.index(n) % 4]
                 h, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", linestyle=style,
@@ -274,7 +277,8 @@ class Study:
                 param, "; cheapest left" if param == "bandwidth" else ""))
             ax.set_ylabel("slowdown")
             ax.set_ylim(0, top)
-            ax.set_title(self.label(g) + ("" if len(node_counts) > 1 else ", " + nodes_label(node_counts[0])))
+            ax.set_title(self.label(g) + ("" if len(node_counts) > 1 else
+                                          ", " + shape_label(node_counts[0], self.with_threads)))
             ax.grid(True, alpha=0.3)
         for j in range(len(groups), rows * cols):
             axes[j // cols][j % cols].axis("off")

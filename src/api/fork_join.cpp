@@ -334,7 +334,13 @@ void record_worker_stats(int nodes) {
   master->forked_jobs++;
   for (const Worker &w : g.workers) {
     NodeBlock *b = map_node_block(g.worker_files[w.rank - 1]);
-    if (b->state.load(std::memory_order_acquire) == kNodeFinalized) stats_accumulate(master->forked[w.rank], b->stats);
+    if (b->state.load(std::memory_order_acquire) == kNodeFinalized) {
+      stats_accumulate(master->forked[w.rank], b->stats);
+      // Its threads' rows (--threads), by thread of its node.
+      const uint32_t rows = std::min<uint32_t>(b->thread_rows, kMaxNodeThreads);
+      for (uint32_t t = 0; t < rows; ++t) thread_row_accumulate(master->forked_threads[w.rank][t], b->threads[t]);
+      master->forked_thread_rows[w.rank] = std::max(master->forked_thread_rows[w.rank], rows);
+    }
     unmap_node_block(b);
   }
   unmap_node_block(master);

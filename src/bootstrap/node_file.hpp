@@ -23,7 +23,10 @@
 
 namespace rdsm {
 
-constexpr size_t kNodeBlockBytes = 64 << 10;
+// Room for a fork-join master's block: its workers' thread rows make up
+// most of it (1 MiB at kMaxForkedRanks x kMaxNodeThreads).  Pages of the
+// sparse file cost memory only where written.
+constexpr size_t kNodeBlockBytes = 2 << 20;
 constexpr uint64_t kNodeFileBytes = 1ull << 40;  // virtual size of every node file
 constexpr uint64_t kNodeBlockMagic = 0x7264736d6e6f6465ull;  // "rdsmnode"
 
@@ -58,6 +61,11 @@ struct NodeBlock {
   uint32_t forked_ranks;
   uint32_t forked_jobs;
   rdsm_stats forked[kMaxForkedRanks];
+  // With --threads: each worker's thread rows (how many, and the rows by
+  // thread of its node), summed per rank and thread over the jobs, so they
+  // add up to forked[rank] as a launched node's add up to `stats`.
+  uint32_t forked_thread_rows[kMaxForkedRanks];
+  ThreadStatsRow forked_threads[kMaxForkedRanks][kMaxNodeThreads];
 };
 static_assert(sizeof(NodeBlock) <= kNodeBlockBytes);
 

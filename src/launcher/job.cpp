@@ -327,6 +327,8 @@ void Job::collect_stats() {
       w.rank = (int)r;
       w.forked = w.has_stats = w.ended = true;
       w.stats = b.forked[r];
+      const uint32_t rows = std::min<uint32_t>(b.forked_thread_rows[r], kMaxNodeThreads);
+      w.threads.assign(b.forked_threads[r], b.forked_threads[r] + rows);
       forked.push_back(w);
     }
     result_.forked_jobs += (int)b.forked_jobs;

@@ -22,7 +22,8 @@ struct NodeRecord {
   bool has_stats = false;  // the node reached rdsm_finalize
   rdsm_stats stats{};
   // A node of several compute threads: one row per thread, summing to
-  // `stats` in the time columns (empty otherwise, and for forked workers).
+  // `stats` in the time columns (empty otherwise).  A forked worker's are
+  // summed per thread over its jobs, as its `stats` are.
   std::vector<ThreadStatsRow> threads;
   // A worker forked by a fork-join (SPLASH) program rather than started by
   // the launcher: no pid of its own here; its statistics are summed over

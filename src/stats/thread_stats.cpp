@@ -84,6 +84,15 @@ std::vector<ThreadStatsRow> thread_stats_snapshot(uint64_t start_ns, uint64_t no
   return rows;
 }
 
+void thread_row_accumulate(ThreadStatsRow &into, const ThreadStatsRow &r) {
+  for (double ThreadStatsRow::*f : {&ThreadStatsRow::total, &ThreadStatsRow::compute, &ThreadStatsRow::data_wait,
+                                    &ThreadStatsRow::lock_wait, &ThreadStatsRow::barrier_wait,
+                                    &ThreadStatsRow::barrier_protocol})
+    into.*f += r.*f;
+  into.faults += r.faults;
+  into.locks += r.locks;
+}
+
 // The counters a thread's row mirrors; every other one is the node's only.
 // Signal-safe: called from the fault handler (data wait).
 void thread_counters_add(ThreadCounters &t, const Stats::Counter &c, uint64_t v) {

@@ -33,6 +33,10 @@ struct ThreadStatsRow {
   uint64_t faults, locks;
 };
 
+// into += r, field by field: a forked worker's rows summed over the jobs of
+// a fork-join program, as its node row is (stats_accumulate).
+void thread_row_accumulate(ThreadStatsRow &into, const ThreadStatsRow &r);
+
 // The live counters of one compute thread (nanoseconds and counts).
 // Relaxed atomics: the owner adds (also from its signal handler), the
 // thread that reads the node's statistics loads them.

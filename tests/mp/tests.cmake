@@ -76,6 +76,11 @@ set_tests_properties(mp.stats_emu PROPERTIES LABELS "mp;emu;stats")
 # Multi-threaded nodes: a row per compute thread, adding up to its node.
 rdsm_mp_test(stats_threads 120 stats_threads.sh ${RDSM_MP_EXE} $<TARGET_FILE:sor> $<TARGET_FILE:stress>)
 set_tests_properties(mp.stats_threads PROPERTIES LABELS "mp;threads;stats")
+# ... and for the forked workers of a SPLASH program.
+if(TARGET splash_lu)
+  rdsm_mp_test(stats_threads_forked 120 stats_threads_forked.sh ${RDSM_MP_EXE} $<TARGET_FILE:splash_lu>)
+  set_tests_properties(mp.stats_threads_forked PROPERTIES LABELS "mp;threads;stats")
+endif()
 # The timeline trace (--trace): its counts are the statistics'.
 rdsm_mp_test(trace 300 trace.sh ${RDSM_MP_EXE} $<TARGET_FILE:stress> $<TARGET_FILE:mp_fail_node>
              ${RDSM_MP_DIR}/trace_check.py)
