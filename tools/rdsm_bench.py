@@ -55,6 +55,13 @@ Per run the JSON then also holds emu_point: which point of the plan it is
 given), the preset and settings passed to the launcher and the network they
 come to; and fabric and emu, the launcher's record of what ran.
 
+Fabrics: --fabric shm,mpi runs every configuration on each fabric (`rdsm run
+--fabric F`; mpi needs a build with -DRDSM_MPI=ON), one after the other; the
+hw runs stay on shm (plain threads need one machine's memory), and
+fork-join apps too (their master forks its workers on one host).  Per run
+the JSON then holds fabric, the fabric that ran (the launcher's record,
+else the one asked for).  Without --fabric no fabric is asked for: shm.
+
 A failing run (non-zero exit, timeout, no PASS) is recorded, the sweep goes
 on, the failures are listed at the end and the exit status is 1.
 
@@ -79,6 +86,7 @@ SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(SCRIPT_DIR)
 DEFAULT_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
 MEMORY_BACKENDS = ["mprotect", "uffd"]
+FABRICS = ["shm", "mpi"]  # what --fabric takes; emu runs come from --emu-preset and --sweep
 WAIT_SLACK = 30  # seconds beyond --timeout before the launcher itself is killed
 NODES_PLACEHOLDER = "{nodes}"
 SWEEP_BASE_PRESET = "achievable"  # the study's fixed values while one parameter varies
@@ -115,6 +123,9 @@ def parse_args(argv):
                    help="comma-separated memory backends (%s): every run under each, side by side "
                         "(default: none asked for, the nodes' default; the JSON records which ran)"
                         % ",".join(MEMORY_BACKENDS))
+    p.add_argument("--fabric", type=csv, default=None, metavar="LIST",
+                   help="comma-separated fabrics (%s): every configuration on each, side by side (default: "
+                        "shm); hw and fork-join apps run on shm only" % ",".join(FABRICS))
     p.add_argument("--no-hw", action="store_true", help="do not add the hw (hardware-coherent) runs")
     p.add_argument("--sweep", action="append", default=[], metavar="PARAM=V1,V2,...",
                    help="under the emu fabric, run every configuration at each value of one of %s (e.g. "
@@ -158,6 +169,7 @@ def parse_args(argv):
             p.error("--sweep %s: %s is swept twice; give all its values in one --sweep" % (spec, name))
         sweeps.append((name, values))
     a.sweep = sweeps
+    check_fabrics(p, a)
     try:
         a.emu_settings = rdsm_emu.parse_settings(a.emu)
     except rdsm_emu.BadValue as e:
@@ -169,6 +181,40 @@ def parse_args(argv):
     if a.emu_preset is not None:
         a.emu_preset = list(dict.fromkeys(a.emu_preset))
     return a
+
+
+def check_fabrics(p, a):
+    """--fabric: known fabrics, each once; not with the emu options (the emu fabric is a fabric of its own)."""
+    if a.fabric is None:
+        return
+    bad = [f for f in a.fabric if f not in FABRICS]
+    if bad or not a.fabric:
+        p.error("--fabric: unknown fabric(s) %s; use %s" % (", ".join(bad) or "(none given)", " and/or ".join(FABRICS)))
+    if a.sweep or a.emu or a.emu_preset is not None:
+        p.error("--fabric cannot be combined with --emu-preset, --emu or --sweep: those runs are on the emu fabric; "
+                "make them in a sweep of their own")
+    a.fabric = list(dict.fromkeys(a.fabric))
+
+
+def fabric_plan(plan, fabrics):
+    """Each entry of the plan once per fabric (the last member of the entry), the fabrics of one configuration
+    one after the other.  hw and fork-join apps stay on shm; with no --fabric every entry has None (no
+    --fabric given to the launcher)."""
+    out = []
+    for entry in plan:
+        t, p = entry[0], entry[3]
+        only_shm = p == "hw" or bool(t.get("fork_join"))
+        for f in (fabrics or [None]):
+            if only_shm and f not in (None, "shm"):
+                continue
+            out.append(entry + (f,))
+        if only_shm and fabrics and "shm" not in fabrics:
+            out.append(entry + ("shm",))
+    return out
+
+
+def fabric_args(fabric):
+    return [] if fabric is None else ["--fabric", fabric]
 
 
 def fmt_time(s):
@@ -438,6 +484,7 @@ def main(argv):
                             for m in (memories if r % 2 == 0 else memories[::-1]):
                                 for pt in (points[:1] if p == "hw" else points):
                                     plan.append((t, prog, s, p, n, th, r, m, pt))
+    plan = fabric_plan(plan, a.fabric)
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     runs = []
@@ -446,13 +493,14 @@ def main(argv):
     progress = Progress(len(plan))
     with tempfile.TemporaryDirectory(prefix="rdsm_bench.") as tmpdir:
         try:
-            for t, prog, s, p, n, th, r, m, pt in plan:
+            for t, prog, s, p, n, th, r, m, pt, fabric in plan:
                 if m in unavailable:
                     skipped += 1
                     progress.step(0.0)
                     continue
-                progress.show("%s %s %s%s%s n=%s rep %d" % (t["name"], s, p, "" if m is None else " " + m,
-                                                               point_label(pt), shape_text(n, th), r + 1))
+                progress.show("%s %s %s%s%s%s n=%s rep %d" % (t["name"], s, p, "" if m is None else " " + m,
+                                                                 point_label(pt), "" if fabric is None else " " + fabric,
+                                                                 shape_text(n, th), r + 1))
                 fork_join = bool(t.get("fork_join"))
                 # {nodes}: the workers, one per compute thread (a fork-join app forms them T to a node).
                 args = with_nodes(t["sizes"][s], n * th)
@@ -460,8 +508,11 @@ def main(argv):
                        "threads": th, "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
                 if pt is not None:
                     rec["emu_point"] = pt
+                if fabric is not None:
+                    rec["fabric"] = fabric  # what was asked for, until the launcher's record says what ran
                 rec.update(run_one(rdsm, prog, args, p, 1 if fork_join else n, a.timeout, tmpdir,
-                                   with_nodes(t.get("launcher_args", {}).get(s, []), n * th), m, pt, th))
+                                   with_nodes(t.get("launcher_args", {}).get(s, []), n * th) + fabric_args(fabric), m,
+                                   pt, th))
                 runs.append(rec)
                 progress.step(rec["wall_seconds"] or 0.0)
                 if rec.get("backend_unavailable"):
@@ -483,6 +534,7 @@ def main(argv):
         "cpus": os.cpu_count(),
         "config": {"apps": [t["name"] for t, _ in apps], "protocols": protocols, "hw": hw, "nodes": a.nodes,
                    "threads": a.threads, "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout, "memory": a.memory,
+                   "fabric": a.fabric,
                    "emu": None if a.emu_preset is None else {
                        "presets": a.emu_preset, "settings": a.emu, "base": points[0],
                        "sweeps": [{"param": n, "values": v} for n, v in a.sweep]}},
@@ -504,10 +556,11 @@ def main(argv):
     if failed:
         print("\nFAILED runs:")
         for r in failed:
-            print("  %s size %s, protocol %s%s%s, %d nodes%s, repeat %d: %s" % (
+            print("  %s size %s, protocol %s%s%s%s, %d nodes%s, repeat %d: %s" % (
                 r["app"], r["size"], r["protocol"],
                 ", memory %s" % r["memory_requested"] if r.get("memory_requested") else "",
                 ", network" + point_label(r["emu_point"]) if r.get("emu_point") else "",
+                ", fabric %s" % r["fabric"] if r.get("fabric") and r["fabric"] != "shm" else "",
                 r["nodes"], " of %d threads" % r["threads"] if r["threads"] != 1 else "", r["repeat"] + 1,
                 r["error"]))
             for line in (r.get("output_tail") or "").splitlines():

@@ -42,6 +42,10 @@ ran), and a table gives per app, protocol and node count
                  every run of the slower backend was slower than every run
                  of the faster one (a difference beyond the runs' spread).
 
+When the runs were made on more than one fabric (rdsm bench --fabric
+shm,mpi), each protocol is a row per fabric, named after it (rdsm@shm,
+rdsm@mpi), in every table and plot; hw runs on shm only.
+
 Writes to DIR (default: the JSON file's directory):
 
   speedup.png    per app: speedup vs node count, a line per protocol (hw
@@ -93,9 +97,9 @@ import subprocess
 import sys
 
 import rdsm_report_sweep
-from rdsm_report_common import (SHAPE_LEGEND, colors_for, fmt, fmt_seconds, grid, mean, median, memory_label,
-                                memory_of, order_memories, order_protocols, parallel_time, print_table, shape_label,
-                                shape_of, shape_short, shapes_with_threads)
+from rdsm_report_common import (SHAPE_LEGEND, colors_for, fmt, fmt_seconds, grid, label_fabrics, mean, median,
+                                memory_label, memory_of, nodes_label, order_memories, order_protocols, parallel_time,
+                                print_table, shape_label, shape_of, shape_short, shapes_with_threads)
 
 COMPONENTS = [("compute", "compute"), ("data_wait", "data wait"), ("lock_wait", "lock wait"),
               ("barrier_wait", "barrier wait"), ("barrier_protocol", "barrier protocol")]
@@ -136,6 +140,7 @@ class Data:
     def __init__(self, doc):
         self.doc = doc
         runs = doc.get("runs", [])
+        self.fabrics = label_fabrics(runs)
         self.ok = [r for r in runs if r.get("ok")]
         self.failed = [r for r in runs if not r.get("ok")]
         sizes = sorted({r["size"] for r in runs})
@@ -274,6 +279,11 @@ def label_cells(d, p, m):
     return [p, memory_label(m)] if d.multi_memory else [p]
 
 
+def print_fabric_legend(d, end=""):
+    if len(d.fabrics) > 1:
+        print("P@F: protocol P on fabric F (%s); hw runs on shm only%s" % (", ".join(d.fabrics), end))
+
+
 def label_header(d):
     return ["protocol", "memory"] if d.multi_memory else ["protocol"]
 
@@ -284,6 +294,7 @@ def print_tables(d):
         print(SHAPE_LEGEND + "\n")
     if d.multi_memory:
         print(MEMORY_LEGEND + "\n")
+    print_fabric_legend(d, "\n")
     lead = len(label_header(d))
     for g in d.groups:
         ns = d.shapes(g)
@@ -411,6 +422,7 @@ def print_brief(d):
         print(SHAPE_LEGEND)
     if d.multi_memory:
         print(MEMORY_LEGEND)
+    print_fabric_legend(d)
     if d.failed:
         print()
 
@@ -430,7 +442,7 @@ def summary(d, source):
                        "results": results})
     return {"tool": "rdsm_report", "source": os.path.abspath(source), "started": d.doc.get("started"),
             "failed_runs": len(d.failed), "memory": d.memories, "groups": groups,
-            "memory_ratios": memory_ratios(d)}
+            "memory_ratios": memory_ratios(d), "fabrics": d.fabrics}
 
 
 def series_style(d, p, m):

@@ -1,5 +1,5 @@
 """What the tables and figures of rdsm_report.py share: medians, a run's
-time and memory backend, the order of protocols, plain text tables and the
+time, memory backend and fabric, the order of protocols, plain text tables and the
 grid of panels.  Python 3 standard library only."""
 
 import math
@@ -7,6 +7,8 @@ import statistics
 
 PROTOCOL_ORDER = ["rdsm", "async", "ardmar", "draw", "newgen", "genima", "hw"]
 MEMORY_ORDER = ["mprotect", "uffd"]
+FABRIC_ORDER = ["shm", "emu", "mpi"]
+FABRIC_MARK = "@"  # rdsm@mpi: protocol rdsm on the mpi fabric
 
 
 def median(xs):
@@ -20,7 +22,31 @@ def mean(xs):
 
 
 def order_protocols(ps):
-    return sorted(ps, key=lambda p: (PROTOCOL_ORDER.index(p) if p in PROTOCOL_ORDER else len(PROTOCOL_ORDER), p))
+    """The presets in the usual order; a preset's fabrics (rdsm@shm, rdsm@mpi) together, shm first."""
+    def key(p):
+        name, _, fabric = p.partition(FABRIC_MARK)
+        return (PROTOCOL_ORDER.index(name) if name in PROTOCOL_ORDER else len(PROTOCOL_ORDER), name,
+                FABRIC_ORDER.index(fabric) if fabric in FABRIC_ORDER else len(FABRIC_ORDER), fabric)
+    return sorted(ps, key=key)
+
+
+def fabric_of(run):
+    """The fabric a run's nodes used: the launcher's record, else the one asked for, else shm (older files)."""
+    return (run.get("stats") or {}).get("fabric") or run.get("fabric") or "shm"
+
+
+def label_fabrics(runs):
+    """With runs on several fabrics (rdsm bench --fabric shm,mpi), names each run's protocol after its fabric
+    (rdsm@shm, rdsm@mpi, kept in "protocol_preset"), so that every table and plot shows the fabrics side by
+    side, as series of their own; hw, which runs on shm only, keeps its name.  Returns the fabrics seen."""
+    fabrics = sorted({fabric_of(r) for r in runs},
+                     key=lambda f: FABRIC_ORDER.index(f) if f in FABRIC_ORDER else len(FABRIC_ORDER))
+    if len(fabrics) > 1:
+        for r in runs:
+            if r["protocol"] != "hw" and FABRIC_MARK not in r["protocol"]:
+                r["protocol_preset"] = r["protocol"]
+                r["protocol"] = r["protocol"] + FABRIC_MARK + fabric_of(r)
+    return fabrics
 
 
 def memory_of(run):

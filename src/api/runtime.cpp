@@ -1,6 +1,7 @@
 #include "api/runtime.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <vector>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "races/race_job.hpp"
 #include "races/race_report.hpp"
 #include "stats/stats.hpp"
+#include "stats/stats_line.hpp"
 #include "stats/trace.hpp"
 
 namespace rdsm {
@@ -111,22 +113,56 @@ void runtime_finish() {
 }
 
 namespace {
-// The node's statistics, and its threads' rows if it has several, for the
-// launcher.
-void record_stats(NodeBlock &b) {
+// The node's statistics, and its threads' rows if it has several, taken at
+// one instant: what the launcher shows of this node.
+NodeStatsLine final_stats(const Runtime &rt) {
   const uint64_t now = now_ns();
-  b.stats = stats().snapshot_at(now);
-  b.thread_rows = 0;
-  if (!thread_stats_active()) return;
-  std::vector<ThreadStatsRow> rows = thread_stats_snapshot(stats().start_ns.load(std::memory_order_relaxed), now);
-  for (size_t i = 0; i < rows.size() && i < (size_t)kMaxNodeThreads; ++i) b.threads[i] = rows[i];
-  b.thread_rows = (uint32_t)std::min(rows.size(), (size_t)kMaxNodeThreads);
+  NodeStatsLine n;
+  n.rank = rt.opt.rank;
+  n.pid = (int)getpid();
+  n.stats = stats().snapshot_at(now);
+  if (thread_stats_active()) {
+    n.threads = thread_stats_snapshot(stats().start_ns.load(std::memory_order_relaxed), now);
+    if (n.threads.size() > (size_t)kMaxNodeThreads) n.threads.resize((size_t)kMaxNodeThreads);
+  }
+  if (rt.protocol) {
+    n.memory = memory_backend_name(rt.protocol->region().memory_backend());
+    n.region_bytes = rt.protocol->region().bytes();
+  }
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  for (char *c = host; *c; ++c)
+    if (*c == ' ') *c = '_';  // a field of the line
+  n.host = host;
+  return n;
+}
+
+// For the launcher on this host: into the node's block.
+void record_stats(NodeBlock &b, const NodeStatsLine &n) {
+  b.stats = n.stats;
+  for (size_t i = 0; i < n.threads.size(); ++i) b.threads[i] = n.threads[i];
+  b.thread_rows = (uint32_t)n.threads.size();
+}
+
+// For a launcher that reads the job's stderr (RDSM_STATS_TO=stderr): one
+// write, so that the line reaches it whole.
+void write_stats_line(const NodeStatsLine &n) {
+  const std::string line = encode_stats_line(n);
+  const char *p = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    ssize_t w = write(STDERR_FILENO, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;  // stderr is gone: the launcher says that the node's figures are missing
+    p += w;
+    left -= (size_t)w;
+  }
 }
 }  // namespace
 
 void runtime_record_end() {
   if (!g_runtime || !g_runtime->node_block) return;
-  record_stats(*g_runtime->node_block);
+  record_stats(*g_runtime->node_block, final_stats(*g_runtime));
   g_runtime->node_block->state.store(kNodeFinalized);
 }
 
@@ -145,8 +181,12 @@ void runtime_leave(bool last, const RuntimeHook &after_barrier) {
     races::report_and_remove(races::log_dir());
   rt.fabric->stop();
   rt.heartbeat.reset();  // not watched from here on (a fork-join master goes on alone)
+  if (rt.node_block || (last && rt.opt.stats_to_stderr)) {
+    const NodeStatsLine end = final_stats(rt);
+    if (last && rt.opt.stats_to_stderr) write_stats_line(end);
+    if (rt.node_block) record_stats(*rt.node_block, end);
+  }
   if (rt.node_block) {
-    record_stats(*rt.node_block);
     if (last) rt.node_block->state.store(kNodeFinalized);
     unmap_node_block(rt.node_block);
   }

@@ -145,6 +145,11 @@ Options options_from_environment() {
             v, kDefaultPrepopulateBytes >> 20);
   }
   if (const char *v = env("RDSM_TRACE")) o.trace = v;
+  if (const char *v = env("RDSM_STATS_TO")) {
+    if (!strcmp(v, "stderr")) o.stats_to_stderr = true;
+    else fatal("RDSM_STATS_TO=%s is not a choice; use stderr (the node writes its statistics as a line on "
+               "stderr at the end, for `rdsm run --fabric mpi`) or leave it unset", v);
+  }
   if (const char *v = env("RDSM_RACES")) {
     if (!strcmp(v, "on") || !strcmp(v, "1")) o.races = true;
     else if (!strcmp(v, "off") || !strcmp(v, "0")) o.races = false;

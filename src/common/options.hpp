@@ -71,6 +71,10 @@ struct Options {
   // never).  The launcher watches its nodes; a fork-join master, its workers.
   double hang_seconds = kDefaultHangSeconds;
   std::string trace;  // RDSM_TRACE: write a timeline trace (stats/trace.hpp) to this file
+  // RDSM_STATS_TO=stderr: at the end of rdsm_finalize the node writes its
+  // statistics as a line on stderr (stats/stats_line.hpp), for
+  // `rdsm run --fabric mpi`, which sets it.
+  bool stats_to_stderr = false;
   // RDSM_RACES=on|off: record every node's writes and synchronisation for a
   // data-race report at the end of the job (races/race_recorder.hpp);
   // RDSM_RACES_DIR: where the logs go (set by the launcher); RDSM_RACE_LOG:

@@ -390,9 +390,6 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     cfg.hang_seconds = t;
   }
 
-  if (stats_text && cfg.fabric == "mpi")
-    throw UsageError("--stats is not available with --fabric mpi: the statistics of nodes started by mpirun are "
-                     "not collected yet; leave --stats out, or run on one host with --fabric shm");
   if (stats_text) cfg.stats_file = output_file(*stats_text, "--stats", "stats.json");
   if (auto v = trace.value(&source, "trace")) {
     cfg.trace_file = output_file(*v, source, "trace.json");
@@ -532,8 +529,9 @@ std::string run_help() {
       "runtime needs (Open MPI's mpirun: --bind-to none, --mca osc ucx,\n"
       "--oversubscribe when the nodes outnumber the cores or the hosts; MPICH's\n"
       "mpiexec: --bind-to none) and hands the settings to the nodes in RDSM_*\n"
-      "variables; mpirun then owns the job: its messages and exit status, no\n"
-      "summary, no --stats.  A rank that finds another lost (--hang-timeout) ends\n"
+      "variables; mpirun then owns the job: its messages and exit status (the\n"
+      "ranks' statistics reach rdsm through it, for the summary and --stats).\n"
+      "A rank that finds another lost (--hang-timeout) ends\n"
       "the job, and rdsm ends an mpirun still waiting for a host it cannot reach.\n"
       "Programs may also be started with `mpirun -n N prog` directly.\n"
       "\n"

@@ -29,6 +29,8 @@ struct NodeRecord {
   // the launcher: no pid of its own here; its statistics are summed over
   // every job it took part in.
   bool forked = false;
+  // The host the node ran on (mpi fabric); empty on one host.
+  std::string host;
 };
 
 struct JobResult {

@@ -22,10 +22,13 @@ namespace {
 constexpr size_t kRacesListed = 100;
 
 int run(const RunConfig &given) {
-  if (given.fabric == "mpi") return run_mpirun(given);
   RunConfig cfg = given;
+  // Under the mpi fabric node 0 merges the trace's parts (they may be on
+  // other hosts), and races are refused (cli.cpp).
+  const bool mpi = cfg.fabric == "mpi";
+  const bool merge_trace = !mpi && !cfg.trace_file.empty();
   // Parts left by an earlier job that died with its launcher are not this job's.
-  if (!cfg.trace_file.empty()) rdsm::trace::remove_parts(cfg.trace_file);
+  if (merge_trace) rdsm::trace::remove_parts(cfg.trace_file);
   if (cfg.races) {
     std::string error;
     if (!rdsm::races::make_log_dir(&cfg.races_dir, &error)) {
@@ -33,7 +36,7 @@ int run(const RunConfig &given) {
       return 1;
     }
   }
-  JobResult result = run_job(cfg);
+  JobResult result = mpi ? run_mpirun(cfg) : run_job(cfg);
   // A race report is no failure: the exit status stays the program's.
   std::string race_text;
   if (cfg.races) {
@@ -45,7 +48,7 @@ int run(const RunConfig &given) {
     rdsm::races::remove_log_dir(cfg.races_dir);
   }
   int status = result.exit_status;
-  if (!cfg.trace_file.empty()) {
+  if (merge_trace) {
     if (!rdsm::trace::merge_parts(cfg.trace_file)) {
       if (status == 0) status = 1;
     } else if (!cfg.quiet) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "common/clock.hpp"
+#include "launcher/mpi_stats.hpp"
 #include "launcher/mpi_supervise.hpp"
 
 extern char **environ;
@@ -96,6 +98,9 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   char hang[32];
   snprintf(hang, sizeof hang, "%g", cfg.hang_seconds);
   set("RDSM_HANG_TIMEOUT", hang);
+  // Each rank's statistics, as a line on stderr that mpirun forwards from
+  // its host (stats/stats_line.hpp; taken out of the relay, mpi_stats.hpp).
+  set("RDSM_STATS_TO", "stderr");
 
   std::vector<std::string> argv{mpirun, "-n", std::to_string(cfg.nodes)};
   // Bound to a core each, the ranks of "hosts" that are one machine share
@@ -151,15 +156,31 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   return argv;
 }
 
-int run_mpirun(const RunConfig &cfg) {
+JobResult run_mpirun(const RunConfig &cfg) {
+  JobResult result;
   std::vector<std::string> args;
   try {
     args = mpirun_command(cfg);
   } catch (const UsageError &e) {
     fprintf(stderr, "rdsm: error: %s\n", e.what());
-    return 2;
+    result.end = JobEnd::start_failed;
+    result.exit_status = 2;
+    result.error = e.what();
+    result.nodes.assign((size_t)cfg.nodes, NodeRecord{});
+    return result;
   }
-  return supervise_mpirun(args);
+  std::vector<std::string> stats_lines;
+  const uint64_t t0 = now_ns();
+  result.exit_status = supervise_mpirun(args, &stats_lines);
+  result.wall_seconds = ns_to_s(now_ns() - t0);
+  if (result.exit_status != 0) {
+    // mpirun, or the rank that found a lost one, has said what failed.
+    result.end = JobEnd::node_failed;
+    result.error = "mpirun ended the job with exit status " + std::to_string(result.exit_status) +
+                   " (the messages above name the rank that failed)";
+  }
+  take_mpi_stats(stats_lines, cfg.nodes, &result);
+  return result;
 }
 
 }  // namespace rdsm::launcher

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "launcher/cli.hpp"
+#include "launcher/job.hpp"
 
 namespace rdsm::launcher {
 
@@ -15,8 +16,8 @@ namespace rdsm::launcher {
 // UsageError when this rdsm has no mpi fabric or no Open MPI mpirun is found.
 std::vector<std::string> mpirun_command(const RunConfig &cfg);
 
-// Runs the job under mpirun (mpi_supervise.hpp); returns the exit status
-// to end with.
-int run_mpirun(const RunConfig &cfg);
+// Runs the job under mpirun (mpi_supervise.hpp): its outcome and the
+// ranks' statistics (mpi_stats.hpp), as run_job gives them on one host.
+JobResult run_mpirun(const RunConfig &cfg);
 
 }  // namespace rdsm::launcher

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "fabric/lost_node.hpp"
+#include "stats/stats_line.hpp"
 
 namespace rdsm::launcher {
 
@@ -51,7 +52,9 @@ std::string lost_report(const std::string &line) {
   return line.substr(from, words - from);
 }
 
-// The job's stderr, relayed as it comes and read line by line.
+// The job's stderr, relayed as it comes and read line by line.  The ranks'
+// statistics lines (stats/stats_line.hpp) are kept instead of relayed: a
+// line that may still become one is held back until it cannot.
 class StderrRelay {
  public:
   explicit StderrRelay(int fd) : fd_(fd) {}
@@ -62,31 +65,82 @@ class StderrRelay {
     char buf[4096];
     ssize_t n = read(fd_, buf, sizeof buf);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return Read::none;
-    if (n <= 0) return Read::end;
-    write_all(STDERR_FILENO, buf, (size_t)n);
-    for (ssize_t i = 0; i < n; ++i) {
-      if (buf[i] != '\n') {
-        if (line_.size() < kMaxLine) line_ += buf[i];
-        continue;
-      }
-      if (lost_.empty()) lost_ = lost_report(line_);
-      line_.clear();
+    if (n <= 0) {
+      finish();
+      return Read::end;
     }
+    std::string out;
+    for (ssize_t i = 0; i < n; ++i) take(buf[i], &out);
+    write_all(STDERR_FILENO, out.data(), out.size());
     return Read::data;
+  }
+  // Relays a line held back that the job never ended.
+  void finish() {
+    if (holding_) write_all(STDERR_FILENO, line_.data(), line_.size());
+    line_.clear();
+    holding_ = true;
   }
   // The first lost-rank report seen, or "".
   const std::string &lost() const { return lost_; }
+  // The statistics lines, without their newline, in the order they came.
+  std::vector<std::string> take_stats_lines() { return std::move(stats_lines_); }
 
  private:
   static constexpr size_t kMaxLine = 4096;
+  // A node's line with the rows of kMaxNodeThreads threads is about 33 KB.
+  static constexpr size_t kMaxStatsLine = 1 << 20;
+
+  // Whether `line_` (not yet ended) may still be a statistics line.
+  bool may_be_stats() const {
+    static const size_t len = strlen(kStatsLinePrefix);
+    if (line_.size() > kMaxStatsLine) return false;
+    return line_.compare(0, std::min(line_.size(), len), kStatsLinePrefix, std::min(line_.size(), len)) == 0;
+  }
+
+  void take(char c, std::string *out) {
+    if (holding_) {
+      line_ += c;
+      if (c == '\n') {
+        line_.pop_back();
+        if (line_.size() >= strlen(kStatsLinePrefix) && may_be_stats()) {
+          stats_lines_.push_back(std::move(line_));
+        } else {
+          *out += line_ + '\n';
+          end_line();
+        }
+        line_.clear();
+        return;
+      }
+      if (may_be_stats()) return;
+      *out += line_;  // plain output after all
+      holding_ = false;
+      if (line_.size() > kMaxLine) line_.resize(kMaxLine);
+      return;
+    }
+    *out += c;
+    if (c == '\n') {
+      end_line();
+      line_.clear();
+      holding_ = true;
+    } else if (line_.size() < kMaxLine) {
+      line_ += c;
+    }
+  }
+
+  void end_line() {
+    if (lost_.empty()) lost_ = lost_report(line_);
+  }
+
   int fd_;
   std::string line_;
+  bool holding_ = true;  // at the start of a line, or in one that may be a statistics line
   std::string lost_;
+  std::vector<std::string> stats_lines_;
 };
 
 }  // namespace
 
-int supervise_mpirun(const std::vector<std::string> &args) {
+int supervise_mpirun(const std::vector<std::string> &args, std::vector<std::string> *stats_lines) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) {
     fprintf(stderr, "rdsm: error: cannot make a pipe for mpirun's output: %s\n", strerror(errno));
@@ -151,6 +205,8 @@ int supervise_mpirun(const std::vector<std::string> &args) {
       // What is left in the pipe (which mpirun's daemons may keep open).
       while (relaying && relay.pump() == StderrRelay::Read::data) {
       }
+      relay.finish();
+      *stats_lines = relay.take_stats_lines();
       close(out[0]);
       close(sfd);
       sigprocmask(SIG_SETMASK, &original, nullptr);

@@ -15,8 +15,10 @@
 
 namespace rdsm::launcher {
 
-// Runs argv (mpirun and its arguments), relaying its stderr; returns the
-// exit status to end with: mpirun's, or non-zero when it had to be ended.
-int supervise_mpirun(const std::vector<std::string> &argv);
+// Runs argv (mpirun and its arguments), relaying its stderr but for the
+// ranks' statistics lines (stats/stats_line.hpp), which it puts in
+// *stats_lines; returns the exit status to end with: mpirun's, or non-zero
+// when it had to be ended.
+int supervise_mpirun(const std::vector<std::string> &argv, std::vector<std::string> *stats_lines);
 
 }  // namespace rdsm::launcher

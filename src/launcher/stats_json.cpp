@@ -156,6 +156,7 @@ std::string node_json(const NodeRecord &n, bool emu) {
     first = false;
     out += str(f.first) + ": " + f.second;
   }
+  if (!n.host.empty()) out += ", \"host\": " + str(n.host);
   if (emu) out += ", \"emu_charges\": " + emu_charges_json(s);
   if (!n.threads.empty()) out += ", \"per_thread\": " + threads_json(n.threads);
   return out + "}";

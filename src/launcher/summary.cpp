@@ -197,8 +197,9 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
     emu.print(out);
   }
   if (with_stats < result.nodes.size())
-    fprintf(out, "(-: the node did not call rdsm_init; the mean is over the %zu node%s that did)\n", with_stats,
-            with_stats == 1 ? "" : "s");
+    fprintf(out, "(-: %s; the mean is over the %zu node%s that did)\n",
+            cfg.fabric == "mpi" ? "no statistics of the node reached rdsm" : "the node did not call rdsm_init",
+            with_stats, with_stats == 1 ? "" : "s");
 }
 
 }  // namespace rdsm::launcher

@@ -85,6 +85,16 @@ set_tests_properties(launcher.mpi.settings PROPERTIES LABELS "mp;mpi" TIMEOUT 30
 add_test(NAME launcher.mpi.help COMMAND $<TARGET_FILE:rdsm> run --help)
 set_tests_properties(launcher.mpi.help PROPERTIES LABELS "mpi" PASS_REGULAR_EXPRESSION "--fabric F +transport[^\n]*mpi")
 
+# The ranks' statistics reach `rdsm run`: its summary and --stats as on shm.
+add_test(NAME mpi.stats COMMAND ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/stats.sh $<TARGET_FILE:rdsm>
+                                $<TARGET_FILE:sor> ${RDSM_MPIRUN} 2 ${RDSM_MPIRUN_FLAGS})
+set_tests_properties(mpi.stats PROPERTIES LABELS "mp;mpi" TIMEOUT 300 PASS_REGULAR_EXPRESSION "PASS: statistics")
+# `rdsm bench --fabric shm,mpi` and `rdsm report`: the fabrics side by side.
+# Serial, as the other sweeps: it measures times.
+add_test(NAME mpi.bench COMMAND ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/bench.sh $<TARGET_FILE:rdsm>)
+set_tests_properties(mpi.bench PROPERTIES LABELS "mp;mpi" TIMEOUT 300 RUN_SERIAL TRUE
+                     PASS_REGULAR_EXPRESSION "PASS: rdsm bench and report")
+
 # A rank killed with SIGKILL ends the job, named, with nothing left behind.
 add_test(NAME mpi.rank_killed COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_killed.sh $<TARGET_FILE:rdsm>
                                       $<TARGET_FILE:mp_fail_node>)
