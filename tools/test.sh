@@ -52,4 +52,4 @@ fi
 rm -f "$mpi_log"
 echo "== the mpi fabric across emulated hosts (network namespaces), and its failure cases"
 ctest --test-dir "$mpi_dir" --output-on-failure -j "$jobs" -L multihost
-ctest --test-dir "$mpi_dir" --output-on-failure -j "$jobs" -R '^mpi\.(rank_killed|fork_join_refused)$'
+ctest --test-dir "$mpi_dir" --output-on-failure -j "$jobs" -R '^mpi\.(rank_killed|fork_join_refused|stats|bench)$'
