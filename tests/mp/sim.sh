@@ -65,7 +65,9 @@ def compute(path):
     return sum(float(l.split()[3]) for l in open(path) if l.split() and l.split()[0].isdigit())
 rows = sum(1 for l in open(sys.argv[2]) if l.split() and l.split()[0].isdigit())
 a, b = compute(sys.argv[1]), compute(sys.argv[2])
-if rows != 8 or abs(a - b) > 0.0002 + 0.01 * a:
+# The columns are printed to 0.1 ms: the 2 rows and the 8 may each be off
+# by half of that, 0.5 ms in all, beside 1% of the sum.
+if rows != 8 or abs(a - b) > 0.0005 + 0.01 * a:
     sys.exit("2 nodes computed %.4f s in all, the 8 predicted %.4f s (%d rows)" % (a, b, rows))
 PY
 grep -q "extrapolated from the trace's 2 (communication fixed)" "$MP_TMP/out" || fail "no extrapolation line"
