@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "common/app_util.h"
+#include "common/backend_views.hpp"
 #include "common/clock.hpp"
 #include "memory/backend.hpp"
 #include "memory/uffd_sys.hpp"
@@ -45,68 +46,10 @@ using namespace rdsm;
 
 namespace {
 
-constexpr size_t kPage = 4096;
+using backend_bench::Args;
+using backend_bench::kPage;
+using backend_bench::Views;
 constexpr size_t kGroups[] = {1, 8, 64};
-
-struct Args {
-  size_t pages = 4096;
-  int rounds = 15;
-  const char *json = nullptr;
-};
-
-[[noreturn]] void usage(const char *why) {
-  fprintf(stderr, "micro_protect: %s\nusage: micro_protect [--pages P] [--rounds R] [--json FILE]\n", why);
-  exit(2);
-}
-
-Args parse(int argc, char **argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    if (i + 1 >= argc) usage(("option " + k + " needs a value").c_str());
-    const char *v = argv[++i];
-    if (k == "--json") {
-      a.json = v;
-      continue;
-    }
-    char *end = nullptr;
-    long x = strtol(v, &end, 10);
-    if (!end || *end || x < 1) usage(("option " + k + " needs a positive whole number, not " + v).c_str());
-    if (k == "--pages" && x % 64 == 0 && x <= (1 << 20)) a.pages = (size_t)x;
-    else if (k == "--rounds" && x <= 1000) a.rounds = (int)x;
-    else usage(("unknown option or value out of range (pages: a multiple of 64): " + k + " " + v).c_str());
-  }
-  return a;
-}
-
-
-// The two views of one memory file, as SharedRegion makes them.
-struct Views {
-  int fd = -1;
-  uint8_t *app = nullptr, *sys = nullptr;
-  size_t bytes = 0;
-  Views(size_t pages, bool app_accessible) : bytes(pages * kPage) {
-    fd = memfd_create("rdsm-micro-protect", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) {
-      perror("micro_protect: memory file");
-      exit(1);
-    }
-    void *s = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    void *a = mmap(nullptr, bytes, app_accessible ? PROT_READ | PROT_WRITE : PROT_NONE, MAP_SHARED, fd, 0);
-    if (s == MAP_FAILED || a == MAP_FAILED) {
-      perror("micro_protect: mmap");
-      exit(1);
-    }
-    sys = static_cast<uint8_t *>(s);
-    app = static_cast<uint8_t *>(a);
-    for (size_t off = 0; off < bytes; off += kPage) sys[off] = 1;  // every page held by the file
-  }
-  ~Views() {
-    munmap(app, bytes);
-    munmap(sys, bytes);
-    close(fd);
-  }
-};
 
 // Median microseconds per call and per page of each change, per group size.
 struct Figures {
@@ -175,7 +118,7 @@ struct Row {
 }  // namespace
 
 int main(int argc, char **argv) {
-  Args a = parse(argc, argv);
+  Args a = backend_bench::parse("micro_protect", argc, argv);
   std::vector<Row> rows;
   std::string uffd_missing;
   for (MemoryBackend kind : {MemoryBackend::mprotect, MemoryBackend::uffd}) {
