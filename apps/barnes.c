@@ -4,8 +4,17 @@
  *
  * N bodies of a Plummer sphere (total mass 1, G = 1), 64 bytes each
  * (position, velocity, mass, padding) in one shared array; node p owns the
- * contiguous block [N*p/nodes, N*(p+1)/nodes) (bodies are generated in random
- * order, so every block is spread over the whole sphere).  With --threads
+ * contiguous block [N*p/nodes, N*(p+1)/nodes).  The bodies are numbered
+ * along a space-filling (Morton) curve through their initial positions, so
+ * a block is a compact region of space, as SPLASH-2 Barnes's cost zones
+ * make a processor's bodies: a node inserts into, and mostly reads, its own
+ * part of the tree.  The numbering is not redone as the bodies move: at 4
+ * nodes, about 1 insertion in 100 lands in a subtree another node made in
+ * the first steps, about 1 in 2 after 40 steps (SPLASH-2 recomputes its
+ * zones every step).
+ * --order random numbers them in the order they were drawn instead, so
+ * every block is spread over the whole sphere and every node writes every
+ * part of the tree: the worst case for a DSM.  With --threads
  * every compute thread of every node is such a "node" (rdsm_run_threads):
  * below, a node is a worker, with its own block, slots and private state,
  * and node 0 is thread 0 of node 0.  Every time step:
@@ -14,15 +23,19 @@
  *            node 0 resets the cell pool and stamps the root cell;  barrier;
  *   build    every node computes the root cube from all slots and inserts
  *            its bodies into ONE octree in shared memory (cells from a shared
- *            pool; each node reserves page-sized ranges of it under an
- *            allocation lock).  Fine-grained locking as in SPLASH-2
+ *            pool: each node takes page-sized ranges from its own part of
+ *            it, the same pages every step, as SPLASH-2 Barnes's
+ *            per-processor cell arrays, and from the rest, under an
+ *            allocation lock, when its part runs out).  Fine-grained locking as in SPLASH-2
  *            Barnes-original (the point of the benchmark for a DSM): a
  *            node walks down without locks while the child slot it needs
  *            holds a cell, and locks the cell whose slot it must change
  *            (empty -> body, or body -> new subtree that separates the two
  *            bodies), re-reading the slot under the lock;  barrier;
- *   cofm     the cells two levels below the root are dealt round-robin to
- *            the nodes, each computes mass, centre of mass and quadrupole
+ *   cofm     each node takes the cells two levels below the root that it
+ *            made (so that it mostly sums cells on its own pages, as in
+ *            SPLASH-2 where each processor sums the cells it made) and
+ *            computes mass, centre of mass and quadrupole
  *            moment of its subtrees bottom-up;  barrier;  node 0 does the top
  *            two levels;  barrier;
  *   force    each node walks the tree for each of its bodies (opening
@@ -108,15 +121,19 @@
 #include "rdsm.h"
 
 static const char *kUsage =
-    "[--size test|medium|paper] [-b BODIES] [-s STEPS] [--theta T] [--seed S] [--json FILE]\n"
+    "[--size test|medium|paper] [-b BODIES] [-s STEPS] [--theta T] [--seed S] [--order space|random]\n"
+    "  [--json FILE]\n"
     "  Barnes-Hut N-body (Plummer sphere; octree rebuilt every step in shared memory with one\n"
     "  lock per cell, SPLASH-2 Barnes-original style).  Sizes: test 4096 bodies 3 steps,\n"
     "  medium 65536 x 48 (about 15 s sequentially), paper 32768 x 4 (seed 003: 32K\n"
     "  particles; seed 000 Fig. 9 prints 32678, read here as 32768; seed 004 Table 3 uses\n"
     "  16K: -b 16384).  -b/-s override.  theta: opening criterion, 0 < T <= 1 (default 1).\n"
-    "  --seed: initial conditions.  Node 0 checks bit for bit against a sequential run and\n"
-    "  checks sample tree forces against the direct O(N^2) sum.  About 576 bytes of shared\n"
-    "  memory per body (under --memory mprotect the default region holds about 380000 bodies).";
+    "  --seed: initial conditions.  --order: space (default) numbers the bodies along a\n"
+    "  space-filling curve, so a node's block is a compact region (like SPLASH-2's cost\n"
+    "  zones); random spreads every node's bodies over the whole sphere.  Node 0 checks bit\n"
+    "  for bit against a sequential run and checks sample tree forces against the direct\n"
+    "  O(N^2) sum.  About 576 bytes of shared memory per body (under --memory mprotect the\n"
+    "  default region holds about 380000 bodies).";
 
 /* ---- data ----------------------------------------------------------------- */
 
@@ -154,11 +171,13 @@ typedef struct bh_args {
   uint64_t seed;
   const char *size;
   const char *json;
+  int spatial; /* --order space: bodies numbered along a Morton curve */
 } bh_args;
 
 static bh_args parse_args(int argc, char **argv) {
-  bh_args a = {4096, 3, 1.0, 1, "test", NULL};
+  bh_args a = {4096, 3, 1.0, 1, "test", NULL, 1};
   long long b = -1, s = -1;
+  const char *order = "space";
   app_args args = app_args_start(argc, argv, "barnes", kUsage);
   while (app_args_next(&args)) {
     if (app_arg_size(&args, &a.size)) continue;
@@ -167,8 +186,12 @@ static bh_args parse_args(int argc, char **argv) {
     if (app_arg_double(&args, "--theta", 0.0, 1.0, APP_OPEN_MIN, &a.theta)) continue;
     if (app_arg_u64(&args, "--seed", "seed", &a.seed)) continue;
     if (app_arg_string(&args, "--json", &a.json)) continue;
+    if (app_arg_string(&args, "--order", &order)) continue;
     app_arg_unknown(&args);
   }
+  if (!strcmp(order, "space")) a.spatial = 1;
+  else if (!strcmp(order, "random")) a.spatial = 0;
+  else app_usage_exit("barnes", kUsage, "--order takes space or random");
   if (!strcmp(a.size, "test")) { a.bodies = 4096; a.steps = 3; }
   else if (!strcmp(a.size, "medium")) { a.bodies = 65536; a.steps = 48; }
   else { a.bodies = 32768; a.steps = 4; }
@@ -190,9 +213,99 @@ static void random_direction(uint64_t *st, double r, double out[3]) {
   out[2] = r * z;
 }
 
+/* ---- the root cube ------------------------------------------------------------ */
+
+/* The cube of every step's tree, given the bounding box lo/hi of the
+ * bodies: centred on the origin, the centre of mass, which does not move
+ * (the total momentum is zero), with a half side the smallest power of two
+ * that holds every body, so that it changes only when a body crosses it, as
+ * the classic treecode's root box grows by doubling.  A cube fitted to the
+ * bounding box would move with the outermost bodies, and every cell
+ * boundary with it: a node's bodies would drift into other nodes' subtrees
+ * from step to step. */
+static void root_cube(const double lo[3], const double hi[3], double center[3], double *half) {
+  double reach = 1e-12;
+  for (int d = 0; d < 3; ++d) {
+    center[d] = 0.0;
+    if (-lo[d] > reach) reach = -lo[d];
+    if (hi[d] > reach) reach = hi[d];
+  }
+  int e = 0;
+  frexp(reach * 1.0001, &e); /* reach * 1.0001 < 2^e */
+  *half = ldexp(1.0, e);
+}
+
+/* ---- numbering along a Morton curve ------------------------------------------ */
+
+/* The 21 low bits of v spread to every third bit. */
+static uint64_t spread3(uint64_t v) {
+  v &= 0x1fffff;
+  v = (v | v << 32) & 0x1f00000000ffffull;
+  v = (v | v << 16) & 0x1f0000ff0000ffull;
+  v = (v | v << 8) & 0x100f00f00f00f00full;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+  v = (v | v << 2) & 0x1249249249249249ull;
+  return v;
+}
+
+typedef struct keyed_body {
+  uint64_t key;
+  long index; /* ties keep the drawing order: the result is the same everywhere */
+} keyed_body;
+
+static int by_key(const void *x, const void *y) {
+  const keyed_body *a = (const keyed_body *)x, *b = (const keyed_body *)y;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Renumbers the bodies in the order of the Morton keys of their positions
+ * in the root cube of the first step's tree, so that a contiguous block of
+ * indices is a compact region of space: the bits of a key are those of the
+ * octants on the path from the root (z, y, x, as octant_of numbers them),
+ * so the order is that of a depth-first walk of the octree and consecutive
+ * blocks are subtrees, or a few of them.  Returns 0 when out of memory. */
+static int order_along_curve(body *b, long n) {
+  double lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) lo[d] = hi[d] = b[0].pos[d];
+  for (long i = 1; i < n; ++i)
+    for (int d = 0; d < 3; ++d) {
+      if (b[i].pos[d] < lo[d]) lo[d] = b[i].pos[d];
+      if (b[i].pos[d] > hi[d]) hi[d] = b[i].pos[d];
+    }
+  double center[3], half;
+  root_cube(lo, hi, center, &half);
+  const double side = 2.0 * half;
+  for (int d = 0; d < 3; ++d) lo[d] = center[d] - half;
+  const double scale = side > 0.0 ? (double)0x1fffff / side : 0.0;
+  keyed_body *k = (keyed_body *)malloc((size_t)n * sizeof *k);
+  body *copy = (body *)malloc((size_t)n * sizeof *copy);
+  if (!k || !copy) {
+    free(k);
+    free(copy);
+    return 0;
+  }
+  for (long i = 0; i < n; ++i) {
+    uint64_t key = 0;
+    for (int d = 0; d < 3; ++d) {
+      double q = (b[i].pos[d] - lo[d]) * scale;
+      key |= spread3(q < (double)0x1fffff ? (uint64_t)q : 0x1fffff) << d;
+    }
+    k[i].key = key;
+    k[i].index = i;
+  }
+  qsort(k, (size_t)n, sizeof *k, by_key);
+  memcpy(copy, b, (size_t)n * sizeof *copy);
+  for (long i = 0; i < n; ++i) b[i] = copy[k[i].index];
+  free(k);
+  free(copy);
+  return 1;
+}
+
 /* All n bodies (every node computes them; it is cheap), in the centre-of-mass
- * frame, scaled to standard N-body units (virial radius 1). */
-static void init_bodies(body *b, long n, uint64_t seed) {
+ * frame, scaled to standard N-body units (virial radius 1), numbered along a
+ * Morton curve when `spatial`.  Returns 0 when out of memory. */
+static int init_bodies(body *b, long n, uint64_t seed, int spatial) {
   const double rscale = 3.0 * kPi / 16.0, vscale = sqrt(1.0 / rscale);
   double cp[3] = {0, 0, 0}, cv[3] = {0, 0, 0};
   for (long i = 0; i < n; ++i) {
@@ -226,6 +339,7 @@ static void init_bodies(body *b, long n, uint64_t seed) {
       b[i].pos[d] -= cp[d];
       b[i].vel[d] -= cv[d];
     }
+  return spatial ? order_along_curve(b, n) : 1;
 }
 
 /* ---- the tree (shared or private) ------------------------------------------- */
@@ -237,9 +351,11 @@ typedef struct tree {
   int shared;  /* 1: the parallel build (locks, unlocked reads); 0: private */
   uint64_t gen;
   double center[3], half; /* root cube: center +- half */
-  /* allocation: this worker's reserved range [next, end) of the pool */
+  /* allocation: this worker's reserved range [next, end) of the pool, taken
+   * from its own part [own_next, own_end) while that lasts */
   long next, end, chunk;
-  volatile int64_t *alloc_top; /* shared: first free cell of the pool */
+  long own_begin, own_next, own_end;
+  volatile int64_t *alloc_top; /* shared: first free cell of the pool's rest */
   int lock_span;               /* cell locks are 1 .. lock_span */
   int me;                      /* this worker (rdsm_thread_id) */
   uint32_t *synced;            /* parallel build: generation in which this worker last locked each cell
@@ -285,6 +401,7 @@ static inline uint64_t link_make(uint64_t gen, int maker, int lock) {
 static inline uint64_t load_link(const tree *t, long c) {
   return __atomic_load_n(&t->cells[c].link, __ATOMIC_ACQUIRE);
 }
+static inline int link_maker(uint64_t link) { return (int)(link >> 16 & 0xffff); }
 
 static inline int octant_of(const double p[3], const double c[3]) {
   return (p[0] >= c[0]) | (p[1] >= c[1]) << 1 | (p[2] >= c[2]) << 2;
@@ -308,6 +425,11 @@ static void reserve_cells(tree *t, long need) {
   if (t->end - t->next >= need) return;
   if (!t->shared) fatal("cell pool exhausted (cells, capacity)", t->next + need, t->cap);
   long size = need > t->chunk ? need : t->chunk;
+  if (t->own_end - t->own_next >= size) { /* no lock: this part is the worker's alone */
+    t->next = t->own_next;
+    t->end = t->own_next = t->next + size;
+    return;
+  }
   rdsm_lock(ALLOC_LOCK);
   long base = (long)*t->alloc_top;
   *t->alloc_top = base + size;
@@ -353,13 +475,8 @@ static void init_cell(tree *t, long c, int link_lock) {
 /* Starts a build: root cube from the bounding box lo/hi of all bodies. */
 static void tree_begin(tree *t, uint64_t gen, const double lo[3], const double hi[3]) {
   t->gen = gen;
-  double ext = 0.0;
-  for (int d = 0; d < 3; ++d) {
-    t->center[d] = 0.5 * (lo[d] + hi[d]);
-    if (hi[d] - lo[d] > ext) ext = hi[d] - lo[d];
-  }
-  t->half = 0.5 * ext * 1.0001 + 1e-12;
-  if (t->shared) t->next = t->end = 0; /* reserve_cells takes the first range */
+  root_cube(lo, hi, t->center, &t->half);
+  if (t->shared) t->next = t->end = 0, t->own_next = t->own_begin; /* reserve_cells takes the first range */
   else t->next = 1, t->end = t->cap;    /* the private pool is all this tree's; cell 0 is the root */
 }
 
@@ -379,7 +496,7 @@ static void pass_ancestors(tree *t, const long *path, int depth) {
 static void lock_cell(tree *t, long c, const long *path, int depth) {
   if (c != 0 && t->synced[c] != (uint32_t)t->gen) {
     uint64_t link = load_link(t, c);
-    int maker = (int)(uint16_t)(link >> 16), lock = (int)(uint16_t)link;
+    int maker = link_maker(link), lock = (int)(uint16_t)link;
     if ((link >> 32) != t->gen) { /* the making not seen yet */
       t->stale++;
       pass_ancestors(t, path, depth);
@@ -735,7 +852,8 @@ typedef struct bh_job {
   const tree *proto; /* the shared tree's description */
   bbox_slot *boxes;  /* one per worker */
   node_report *reports; /* one per worker */
-  double t_parallel;  /* node thread 0's */
+  long own_cells;       /* each worker's own part of the cell pool */
+  double t_parallel;    /* node thread 0's */
 } bh_job;
 
 static void bh_worker(void *arg) {
@@ -749,7 +867,12 @@ static void bh_worker(void *arg) {
   body *bodies = t.bodies;
   cell *cells = t.cells;
   const long chunk = t.chunk;
+  /* the pool: the root alone in the first chunk, then each worker's own
+   * part, then the rest */
+  const long own_cells = job->own_cells;
   t.me = me;
+  t.own_begin = chunk + (long)me * own_cells;
+  t.own_end = t.own_begin + own_cells;
   t.synced = (uint32_t *)calloc((size_t)t.cap, sizeof(uint32_t));
   const long i0 = (long)((int64_t)n * me / nodes);
   const long i1 = (long)((int64_t)n * (me + 1) / nodes);
@@ -770,7 +893,7 @@ static void bh_worker(void *arg) {
     memcpy(boxes[me].lo, lo, sizeof lo);
     memcpy(boxes[me].hi, hi, sizeof hi);
     if (me == 0) {
-      *t.alloc_top = chunk; /* the root alone in the first chunk */
+      *t.alloc_top = chunk + (long)nodes * own_cells; /* the rest, after the workers' own parts */
       cells[0].gen = gen;
     }
     rdsm_barrier();
@@ -787,7 +910,8 @@ static void bh_worker(void *arg) {
     /* centres of mass */
     double p1 = rdsm_wtime();
     int nu = level2_cells(&t, units);
-    for (int u = me; u < nu; u += nodes) {
+    for (int u = 0; u < nu; ++u) {
+      if (link_maker(load_link(&t, units[u])) != me) continue;
       cofm_subtree(&t, units[u]);
       units_done++;
     }
@@ -838,7 +962,11 @@ int main(int argc, char **argv) {
 
   long chunk = (long)(rdsm_page_size() / sizeof(cell));
   if (chunk < 8) chunk = 8;
-  const long cap = 2 * n + 64 + (2 * (long)nodes + 1) * chunk; /* Plummer trees need about 0.5 N cells */
+  /* Plummer trees need about 0.5 N cells: each worker's own part holds one
+   * per body of its block, twice what it needs on average, and the rest as
+   * many again for a worker whose region is denser */
+  const long own_cells = (n / nodes + chunk) / chunk * chunk;
+  const long cap = chunk + (long)nodes * own_cells + n + 64 + (2 * (long)nodes + 1) * chunk;
 
   app_verdict verdict = app_verdict_create();
   body *bodies = (body *)rdsm_malloc_all(bytes, RDSM_PLACE_BLOCK);
@@ -852,11 +980,10 @@ int main(int argc, char **argv) {
   const long i0 = (long)((int64_t)n * me * node_threads / nodes);
   const long i1 = (long)((int64_t)n * (me + 1) * node_threads / nodes);
   body *init = (body *)malloc(bytes);
-  if (!init) {
+  if (!init || !init_bodies(init, n, a.seed, a.spatial)) {
     fprintf(stderr, "%s: node %d: out of memory\n", prog, me);
     exit(1);
   }
-  init_bodies(init, n, a.seed);
   memcpy(&bodies[i0], &init[i0], (size_t)(i1 - i0) * sizeof(body));
   free(init);
 
@@ -871,7 +998,7 @@ int main(int argc, char **argv) {
   t.lock_span = rdsm_lock_count() - 1;
   if (t.lock_span > 0xffff) t.lock_span = 0xffff; /* a lock id fits the 16 bits of a link word */
 
-  bh_job job = {a, &t, boxes, reports, 0.0};
+  bh_job job = {a, &t, boxes, reports, own_cells, 0.0};
   rdsm_run_threads(bh_worker, &job);
   const double t_parallel = job.t_parallel;
   t.gen = (uint64_t)a.steps; /* the last step's tree, for the check */
@@ -896,7 +1023,10 @@ int main(int argc, char **argv) {
       s.shared = 0;
       s.chunk = cap;
       double ts = rdsm_wtime();
-      init_bodies(ref, n, a.seed);
+      if (!init_bodies(ref, n, a.seed, a.spatial)) {
+        fprintf(stderr, "%s: node 0: out of memory for the sequential check\n", prog);
+        exit(1);
+      }
       sequential_run(&s, n, a.steps, a.theta, racc);
       double t_seq = rdsm_wtime() - ts;
 
@@ -978,11 +1108,11 @@ int main(int argc, char **argv) {
                "rms %.3g (bound %.3g), theta %g\n",
                worst, worst_i, bound_each, rms, bound_rms, a.theta);
       } else {
-        printf("PASS barnes: %ld bodies, %ld steps, theta %g, %s, protocol %s, kinetic energy %.17g, "
+        printf("PASS barnes: %ld bodies, %ld steps, theta %g, order %s, %s, protocol %s, kinetic energy %.17g, "
                "bit-identical to sequential (bodies and last tree: %ld cells, %ld leaves), tree vs direct force "
                "(%d samples) worst %.3g rms %.3g, build locks %" PRIu64 " (stale views %" PRIu64
                ", makers' locks %" PRIu64 "), interactions/body/step %.1f, parallel %.6f s\n",
-               n, a.steps, a.theta, shape, rdsm_protocol_name(), ke, tcells, tleaves, ns, worst, rms, locks, stale, syncs,
+               n, a.steps, a.theta, a.spatial ? "space" : "random", shape, rdsm_protocol_name(), ke, tcells, tleaves, ns, worst, rms, locks, stale, syncs,
                a.steps > 0 ? (double)inter / (double)n / (double)a.steps : 0.0, t_parallel);
       }
       printf("barnes parallel %.6f s\n", t_parallel);
@@ -1003,11 +1133,12 @@ int main(int argc, char **argv) {
       FILE *f = app_json_begin(prog, a.json, "barnes", pass);
       if (f) {
         fprintf(f,
-                ", \"size\": \"%s\", \"bodies\": %ld, \"steps\": %ld, \"theta\": %.17g, \"kinetic_energy\": %.17g, "
+                ", \"size\": \"%s\", \"bodies\": %ld, \"steps\": %ld, \"theta\": %.17g, \"order\": \"%s\", "
+                "\"kinetic_energy\": %.17g, "
                 "\"force_error_worst\": %.6g, \"force_error_rms\": %.6g, \"build_locks\": %" PRIu64
                 ", \"stale_views\": %" PRIu64 ", \"makers_locks\": %" PRIu64 ", \"interactions\": %" PRIu64
                 ", \"parallel_seconds\": %.9f, \"sequential_seconds\": %.9f, \"node_stats\": [",
-                a.size, n, a.steps, a.theta, ke, worst, rms, locks, stale, syncs, inter, t_parallel, t_seq);
+                a.size, n, a.steps, a.theta, a.spatial ? "space" : "random", ke, worst, rms, locks, stale, syncs, inter, t_parallel, t_seq);
         for (int q = 0; q < rdsm_nodes(); ++q) {
           if (q) fprintf(f, ", ");
           app_json_stats(f, &reports[(size_t)q * (size_t)node_threads].st);

@@ -35,3 +35,19 @@ foreach(entry ${RDSM_APP_TESTS})
     endforeach()
   endforeach()
 endforeach()
+
+# Barnes with every node's bodies spread over the whole sphere (--order
+# random; the default numbers them along a space-filling curve): every node
+# writes every part of the tree, the most lock hand-offs and makers' locks.
+if(TARGET barnes)
+  foreach(protocol rdsm async)
+    foreach(nodes 2 4)
+      set(name app.barnes_order_random.${protocol}.n${nodes})
+      add_test(NAME ${name}
+               COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --timeout 300 --quiet
+                       $<TARGET_FILE:barnes> --size test --order random)
+      set_tests_properties(${name} PROPERTIES LABELS "mp;apps" TIMEOUT 360 PASS_REGULAR_EXPRESSION "order random"
+                                              FAIL_REGULAR_EXPRESSION "FAIL")
+    endforeach()
+  endforeach()
+endif()
