@@ -9,9 +9,9 @@
  * a block is a compact region of space, as SPLASH-2 Barnes's cost zones
  * make a processor's bodies: a node inserts into, and mostly reads, its own
  * part of the tree.  The numbering is not redone as the bodies move: at 4
- * nodes, about 1 insertion in 100 lands in a subtree another node made in
- * the first steps, about 1 in 2 after 40 steps (SPLASH-2 recomputes its
- * zones every step).
+ * nodes, about 1 insertion in 100 writes a cell another node made in the
+ * first step, 1 in 15 in the second, 1 in 2 after 40 steps (SPLASH-2
+ * recomputes its zones every step).
  * --order random numbers them in the order they were drawn instead, so
  * every block is spread over the whole sphere and every node writes every
  * part of the tree: the worst case for a DSM.  With --threads
