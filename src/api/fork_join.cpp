@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
+#include <time.h>
 #include <unistd.h>
 #include <functional>
 #include <vector>
@@ -346,6 +347,34 @@ void record_worker_stats(int nodes) {
   unmap_node_block(master);
 }
 
+// Closing a worker's memory file frees the memory the worker used (its
+// copies, tens of MiB for a SPLASH input: milliseconds of the kernel's
+// time), which the program need not wait for: a thread does it.  The
+// kernel closes whatever it has not yet closed if the program exits first.
+void close_in_background(std::vector<int> fds) {
+  if (fds.empty()) return;
+  std::thread([fds = std::move(fds)] {
+    for (int fd : fds) close(fd);
+  }).detach();
+}
+
+// Waits until every worker of the job has finalized (its node block says
+// so) or has ended.
+void wait_workers_finalized() {
+  std::vector<NodeBlock *> blocks;
+  for (const Worker &w : g.workers) blocks.push_back(map_node_block(g.worker_files[w.rank - 1]));
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    for (;;) {
+      if (blocks[i]->state.load(std::memory_order_acquire) == kNodeFinalized) break;
+      pollfd ended{g.workers[i].pidfd, POLLIN, 0};
+      if (poll(&ended, 1, 0) > 0) break;  // gone: reaping it says how
+      struct timespec nap = {0, 20000};
+      nanosleep(&nap, nullptr);
+    }
+  }
+  for (NodeBlock *b : blocks) unmap_node_block(b);
+}
+
 // The master's threads have returned; their writes are the node's.
 void join_master_helpers() {
   if (!g.helpers) return;
@@ -359,6 +388,14 @@ void back_to_one_node(const char *call) {
     kept = kept_range(job);
     job.protocol->gather_homes((job.allocator->used_bytes() + 4095) / 4096);
   });
+  // A worker that has recorded its statistics is past the job's last
+  // fabric barrier and no longer touches the master's memory file: it only
+  // tears down its own runtime and exits, which takes it milliseconds.  The
+  // master clears its file and goes on as one node meanwhile.
+  wait_workers_finalized();
+  clear_all_but(kept);
+  g.job_workers = 1;
+  runtime_build(job_options(1, 0, {g.file0}), {}, true);
   stop_watcher();
   for (const Worker &w : g.workers) {
     siginfo_t si{};
@@ -369,11 +406,8 @@ void back_to_one_node(const char *call) {
   }
   record_worker_stats((int)g.workers.size() + 1);
   g.workers.clear();
-  for (int fd : g.worker_files) close(fd);
+  close_in_background(std::move(g.worker_files));
   g.worker_files.clear();
-  clear_all_but(kept);
-  g.job_workers = 1;
-  runtime_build(job_options(1, 0, {g.file0}), {}, true);
 }
 
 // The master calling exit() ends the program, as it does with threads: the

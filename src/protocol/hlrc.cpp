@@ -85,11 +85,17 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (arena == MAP_FAILED) fatal("cannot reserve %zu MiB of address space for twins", opt_.region_bytes >> 20);
   twins_ = static_cast<uint8_t *>(arena);
-  twin_pool_slots_ = std::min(pages_, kTwinPoolSlots);
-  void *pool = mmap(nullptr, twin_pool_slots_ * kPageBytes, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (pool == MAP_FAILED) fatal("cannot allocate %zu MiB for twins", (twin_pool_slots_ * kPageBytes) >> 20);
-  twin_pool_ = static_cast<uint8_t *>(pool);
+  // A node alone, or one whose memory the machine keeps coherent (hw),
+  // makes no twins (or, under --races, few): touching the pool would cost
+  // it 4-5 ms at start-up and at every fork-join WAIT_FOR_END, for nothing.
+  const bool twins_expected = nodes_ > 1 && cfg_.coherence != CoherenceAxis::hardware;
+  twin_pool_slots_ = twins_expected ? std::min(pages_, kTwinPoolSlots) : 0;
+  if (twin_pool_slots_) {
+    void *pool = mmap(nullptr, twin_pool_slots_ * kPageBytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (pool == MAP_FAILED) fatal("cannot allocate %zu MiB for twins", (twin_pool_slots_ * kPageBytes) >> 20);
+    twin_pool_ = static_cast<uint8_t *>(pool);
+  }
   pool_free_.resize(twin_pool_slots_);
   for (size_t i = 0; i < twin_pool_slots_; ++i) pool_free_[i] = (uint32_t)(twin_pool_slots_ - 1 - i);
   pool_free_count_ = twin_pool_slots_;
