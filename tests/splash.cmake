@@ -9,7 +9,10 @@ rdsm_add_splash_program(splash_failures ${RDSM_SPLASH_TEST_DIR}/failures.C)
 rdsm_add_splash_program(splash_alloc_first ${RDSM_SPLASH_TEST_DIR}/alloc_first.C)
 rdsm_add_splash_program(splash_shapes ${RDSM_SPLASH_TEST_DIR}/shapes/main.C ${RDSM_SPLASH_TEST_DIR}/shapes/work.C
                         ${RDSM_SPLASH_TEST_DIR}/shapes/shapes.H ${RDSM_SPLASH_TEST_DIR}/shapes/decls.H)
-foreach(prog alloc_first shapes)
+# The master's private globals reach its workers (forked here; ranks of an
+# MPI job in tests/mpi/tests.cmake).
+rdsm_add_splash_program(splash_globals ${RDSM_SPLASH_TEST_DIR}/globals.C)
+foreach(prog alloc_first shapes globals)
   foreach(protocol rdsm genima)
     foreach(procs 1 3)
       set(name splash.${prog}.${protocol}.p${procs})

@@ -13,6 +13,8 @@
 
 using namespace rdsm;
 
+// In namespace rdsm, as all of the runtime's globals (program_image.hpp).
+namespace rdsm {
 namespace {
 void check_lock(const char *call, Runtime &rt, int id) {
   int n = rt.protocol->lock_count();
@@ -37,6 +39,7 @@ std::vector<uint8_t> &held_locks(Runtime &rt) {
   return held;
 }
 }  // namespace
+}  // namespace rdsm
 
 extern "C" {
 

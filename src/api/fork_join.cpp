@@ -20,6 +20,7 @@
 #include <functional>
 #include <vector>
 
+#include "api/fork_join_ranks.hpp"
 #include "api/runtime.hpp"
 #include "bootstrap/node_file.hpp"
 #include "common/clock.hpp"
@@ -34,9 +35,6 @@ namespace {
 
 constexpr uintptr_t kLowRegionBase = 0x40000000;  // 1 GiB
 constexpr uintptr_t kLowRegionTop = 0x100000000;  // 4 GiB
-// Under an MPI launcher, how long ranks other than 0 wait for rank 0 to
-// explain that the program cannot run there before they end.
-constexpr unsigned kRefusalWaitSeconds = 3;
 
 struct Worker {
   pid_t pid;
@@ -282,6 +280,13 @@ std::vector<void (*)()> functions_of(int rank) {
 
 void form(const char *call) {
   g.job_workers = 1 + (int)g.pending.size();
+  if (ranks::active()) {
+    std::vector<void (*)()> fns = functions_of(0);
+    for (int w = 1; w < g.job_workers; ++w) fns.push_back(g.pending[w - 1]);
+    g.pending.clear();
+    ranks::start_job(fns, call);
+    return;  // the master goes on with the program
+  }
   const int nodes = (g.job_workers + g.base.threads - 1) / g.base.threads;
   if (nodes == 1) {
     // Every worker is a thread of the master's node: no job to form.
@@ -414,6 +419,12 @@ void back_to_one_node(const char *call) {
 // workers go with it, and a launcher sees an ordinary end.
 void master_exits() {
   if (!g.on || g.worker || getpid() != g.master) return;
+  if (ranks::active()) {
+    // Between jobs the workers can still be told to leave; during one, the
+    // job ends with the master's rank, as with any rank that exits.
+    if (!ranks::in_job()) ranks::end_program();
+    return;
+  }
   g.exiting.store(true);
   for (const Worker &w : g.workers) kill(w.pid, SIGKILL);
   runtime_record_end();
@@ -422,26 +433,17 @@ void master_exits() {
 }  // namespace
 
 bool in_fork_join_program() { return g.on; }
-int job_workers() { return g.on ? g.job_workers : runtime_for("BARRIER").fabric->nodes(); }
+int job_workers() {
+  if (ranks::active()) return ranks::job_workers();
+  return g.on ? g.job_workers : runtime_for("BARRIER").fabric->nodes();
+}
+bool master_alone() { return ranks::active() && !ranks::in_job(); }
 
 void init(size_t shared_bytes) {
   if (g.on) api_error("MAIN_INITENV", "called twice; call it once, in the master, before the other macros");
   if (runtime_if_initialized())
     api_error("MAIN_INITENV", "called after rdsm_init; a fork-join (SPLASH) program uses MAIN_INITENV instead");
   Options base = options_from_environment();
-  if (base.fabric == "mpi") {
-    // Rank 0 of the MPI job explains; Open MPI's mpirun ends the others
-    // when it exits.  MPICH's mpiexec does not (rank 0 exits before
-    // MPI_Init), so they end too, silently, once rank 0 has had the time
-    // to explain: exiting first, they could make mpirun end rank 0 before.
-    if (mpi_launch_rank() > 0) {
-      sleep(kRefusalWaitSeconds);
-      _exit(2);
-    }
-    fatal("this is a fork-join (SPLASH) program: its master forks the workers (CREATE) on its own host, so it "
-          "does not run on the mpi fabric or under an MPI launcher; start one process on one host: "
-          "`rdsm run -n 1 PROGRAM ...` or the program alone (the program's own option sets how many workers)");
-  }
   if (base.launched && base.nodes != 1) {
     // Node 0 explains; the others wait for the launcher to end the job, so
     // that their exit cannot end it before the explanation is printed.
@@ -462,6 +464,17 @@ void init(size_t shared_bytes) {
       base.region_bytes = std::min(base.region_bytes, (size_t)(kLowRegionTop - base.region_base));
   }
   if (shared_bytes > base.region_bytes) base.region_bytes = (shared_bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+  if (base.fabric == "mpi") {
+    // The workers are the other ranks of the MPI job (fork_join_ranks.hpp):
+    // rank 0 comes back as the master, the others only when the program ends.
+    g.base = base;
+    g.on = true;
+    g.worker = mpi_launch_rank() > 0;
+    ranks::init(base);
+    g.master = getpid();
+    atexit(master_exits);
+    return;
+  }
   base.ring_reserve = kMaxForkJoinNodes;
   g.base = base;
   g.file0 = base.launched ? parse_fd_list(base.node_fds, 1)[0] : create_node_files(1)[0];
@@ -508,6 +521,11 @@ void wait_for_end(const char *call) {
   check_master(call);
   form_pending_job();
   join_master_helpers();
+  if (ranks::active()) {
+    ranks::end_job();
+    g.job_workers = 1;
+    return;
+  }
   if (g.workers.empty()) {
     g.job_workers = 1;
     return;
@@ -518,6 +536,11 @@ void wait_for_end(const char *call) {
 void end() {
   check_master("MAIN_END");
   wait_for_end("MAIN_END");
+  if (ranks::active()) {
+    ranks::end_program();
+    fflush(nullptr);
+    return;
+  }
   runtime_leave(true);
   fflush(nullptr);
 }

@@ -25,6 +25,9 @@
 //
 // A worker that dies, or exits before its function returned, ends the
 // program at once with a message naming it; workers die with the master.
+//
+// On the mpi fabric the workers are the other ranks of the MPI job instead,
+// on any host, and the job lasts the whole program (fork_join_ranks.hpp).
 #pragma once
 #include <cstddef>
 
@@ -51,5 +54,8 @@ bool in_fork_join_program();
 // the last CREATEs (1 between jobs); the job's node count in a program
 // that is not fork-join.
 int job_workers();
+// The master runs alone between jobs while its workers wait on other ranks
+// (the mpi fabric): a barrier of one process is then passed at once.
+bool master_alone();
 
 }  // namespace rdsm::fj

@@ -21,6 +21,8 @@
 
 using namespace rdsm;
 
+// In namespace rdsm, as all of the runtime's globals (program_image.hpp).
+namespace rdsm {
 namespace {
 
 // The runtime for a synchronisation call: the master forks the workers its
@@ -80,6 +82,7 @@ Runtime &allocation_runtime(const char *call) {
 }
 
 }  // namespace
+}  // namespace rdsm
 
 extern "C" {
 
@@ -136,6 +139,7 @@ void rdsm_splash_barrier_init(rdsm_splash_barrier_t *b) {
 }
 void rdsm_splash_barrier(rdsm_splash_barrier_t *b, long processes) {
   Runtime &rt = sync_runtime("BARRIER");
+  if (fj::master_alone()) return;
   const int workers = fj::job_workers();
   if (processes < 1 || processes > workers)
     api_error("BARRIER",
