@@ -57,8 +57,9 @@ come to; and fabric and emu, the launcher's record of what ran.
 
 Fabrics: --fabric shm,mpi runs every configuration on each fabric (`rdsm run
 --fabric F`; mpi needs a build with -DRDSM_MPI=ON), one after the other; the
-hw runs stay on shm (plain threads need one machine's memory), and
-fork-join apps too (their master forks its workers on one host).  Per run
+hw runs stay on shm (plain threads need one machine's memory), and so do
+fork-join apps on nodes of several threads (on the mpi fabric a fork-join
+app runs one process per rank: -n N, not forked).  Per run
 the JSON then holds fabric, the fabric that ran (the launcher's record,
 else the one asked for).  Without --fabric no fabric is asked for: shm.
 
@@ -125,7 +126,7 @@ def parse_args(argv):
                         % ",".join(MEMORY_BACKENDS))
     p.add_argument("--fabric", type=csv, default=None, metavar="LIST",
                    help="comma-separated fabrics (%s): every configuration on each, side by side (default: "
-                        "shm); hw and fork-join apps run on shm only" % ",".join(FABRICS))
+                        "shm); hw, and fork-join apps with --threads above 1, run on shm only" % ",".join(FABRICS))
     p.add_argument("--no-hw", action="store_true", help="do not add the hw (hardware-coherent) runs")
     p.add_argument("--sweep", action="append", default=[], metavar="PARAM=V1,V2,...",
                    help="under the emu fabric, run every configuration at each value of one of %s (e.g. "
@@ -198,12 +199,12 @@ def check_fabrics(p, a):
 
 def fabric_plan(plan, fabrics):
     """Each entry of the plan once per fabric (the last member of the entry), the fabrics of one configuration
-    one after the other.  hw and fork-join apps stay on shm; with no --fabric every entry has None (no
-    --fabric given to the launcher)."""
+    one after the other.  hw, and fork-join apps on nodes of several threads, stay on shm; with no --fabric
+    every entry has None (no --fabric given to the launcher)."""
     out = []
     for entry in plan:
-        t, p = entry[0], entry[3]
-        only_shm = p == "hw" or bool(t.get("fork_join"))
+        t, p, th = entry[0], entry[3], entry[5]
+        only_shm = p == "hw" or (bool(t.get("fork_join")) and th > 1)
         for f in (fabrics or [None]):
             if only_shm and f not in (None, "shm"):
                 continue
@@ -510,7 +511,10 @@ def main(argv):
                     rec["emu_point"] = pt
                 if fabric is not None:
                     rec["fabric"] = fabric  # what was asked for, until the launcher's record says what ran
-                rec.update(run_one(rdsm, prog, args, p, 1 if fork_join else n, a.timeout, tmpdir,
+                # A fork-join app is one process that forks its workers, except
+                # on the mpi fabric, where its workers are the job's ranks.
+                launched = 1 if fork_join and fabric != "mpi" else n
+                rec.update(run_one(rdsm, prog, args, p, launched, a.timeout, tmpdir,
                                    with_nodes(t.get("launcher_args", {}).get(s, []), n * th) + fabric_args(fabric), m,
                                    pt, th))
                 runs.append(rec)

@@ -111,9 +111,13 @@ void rdsm_splash_wait_for_end(long workers) {
 }
 
 void *rdsm_splash_malloc(size_t bytes) {
-  return races::note_allocation(
-      allocation_runtime("G_MALLOC").allocator->allocate(bytes, RDSM_PLACE_DEFAULT, "G_MALLOC"), bytes,
-      __builtin_return_address(0));
+  Runtime &rt = allocation_runtime("G_MALLOC");
+  // What the master allocates while its workers wait on other ranks is
+  // homed at it, as a forked job homes the set-up's allocations: it writes
+  // them first, with no claim to make.
+  const rdsm_placement placement = fj::master_alone() ? RDSM_PLACE_LOCAL : RDSM_PLACE_DEFAULT;
+  return races::note_allocation(rt.allocator->allocate(bytes, placement, "G_MALLOC"), bytes,
+                                __builtin_return_address(0));
 }
 
 void rdsm_splash_lock_init(rdsm_splash_lock_t *l) { id_of(runtime_for("LOCKINIT"), l, "LOCKINIT"); }

@@ -69,22 +69,29 @@ void Hlrc::on_home_reply(const fabric::Message &m) {
 }
 
 void Hlrc::place(size_t first, size_t count, rdsm_placement placement) {
-  if (placement == RDSM_PLACE_FIRST_TOUCH) return;
-  for (size_t i = 0; i < count; ++i) {
-    size_t p = first + i;
-    int h;
-    switch (placement) {
-      case RDSM_PLACE_BLOCK: h = (int)(i * nodes_ / count); break;
-      case RDSM_PLACE_CYCLIC: h = (int)(p % nodes_); break;
-      default: h = self_; break;  // RDSM_PLACE_LOCAL
-    }
-    uint64_t v = (uint64_t)h + 1;
-    f_.put((int)(p % nodes_), dir_seg_.id, p * sizeof(uint64_t), &v, sizeof v);
-    // Known here at once: a first write fault at the home then opens a run
-    // of the home pages after it together (resolve_fault), not one by one.
+  if (placement == RDSM_PLACE_FIRST_TOUCH || count == 0) return;
+  std::vector<uint64_t> words(count);
+  {
     std::lock_guard<FutexLock> g(mu_);
-    home_[p] = (int16_t)h;
+    for (size_t i = 0; i < count; ++i) {
+      size_t p = first + i;
+      int h;
+      switch (placement) {
+        case RDSM_PLACE_BLOCK: h = (int)(i * nodes_ / count); break;
+        case RDSM_PLACE_CYCLIC: h = (int)(p % nodes_); break;
+        default: h = self_; break;  // RDSM_PLACE_LOCAL
+      }
+      words[i] = (uint64_t)h + 1;
+      // Known here at once: a first write fault at the home then opens a run
+      // of the home pages after it together (resolve_fault), not one by one.
+      home_[p] = (int16_t)h;
+    }
   }
+  // Node k keeps the words of the pages p with p % nodes == k; the other
+  // words of the range in its segment are never read or claimed there
+  // (learn_homes skips them), so the whole range goes to every node in one
+  // write each, not one write per page (across hosts a write is tens of us).
+  for (int k = 0; k < nodes_; ++k) f_.put(k, dir_seg_.id, first * sizeof(uint64_t), words.data(), count * sizeof(uint64_t));
   f_.flush_all();
 }
 

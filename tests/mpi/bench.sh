@@ -1,8 +1,10 @@
 #!/bin/bash
 # bench.sh RDSM
 #
-# `rdsm bench --fabric shm,mpi`: SOR at test size, 2 nodes, protocols rdsm
-# and async, runs every configuration on both fabrics and hw on shm only,
+# `rdsm bench --fabric shm,mpi`: SOR and the SPLASH LU (a fork-join app:
+# forked on shm, a rank per process on mpi) at test size, 2 nodes,
+# protocols rdsm and async, runs every configuration on both fabrics and hw
+# on shm only,
 # each run recording the fabric the launcher ran with its statistics; then
 # `rdsm report` shows the fabrics side by side, a row each (rdsm@shm,
 # rdsm@mpi), in its tables, its --brief table and summary.json.
@@ -14,10 +16,10 @@ BUILD=$(dirname "$RDSM")
 JSON="$MP_TMP/bench.json"
 
 shm_snapshot
-run_cmd 300 "$RDSM" bench --build "$BUILD" --fabric shm,mpi --apps sor --sizes test --nodes 2 --protocols rdsm,async \
+run_cmd 300 "$RDSM" bench --build "$BUILD" --fabric shm,mpi --apps sor,splash_lu --sizes test --nodes 2 --protocols rdsm,async \
   --out "$JSON"
 expect_status 0
-grep -q '^5 runs, 0 failed' "$MP_TMP/out" || fail "not 5 runs without a failure: $(cat "$MP_TMP/out")"
+grep -q '^10 runs, 0 failed' "$MP_TMP/out" || fail "not 10 runs without a failure: $(cat "$MP_TMP/out")"
 python3 - "$JSON" <<'PY' || fail "the bench file is not as expected"
 import json, sys
 doc = json.load(open(sys.argv[1], encoding="utf-8"))
@@ -25,21 +27,23 @@ def check(cond, what):
     if not cond:
         sys.exit("bench: " + what)
 check(doc["config"]["fabric"] == ["shm", "mpi"], "config fabric %r" % doc["config"]["fabric"])
-ran = sorted((r["protocol"], r["fabric"], r["stats"]["fabric"]) for r in doc["runs"])
-want = sorted([("rdsm", "shm", "shm"), ("rdsm", "mpi", "mpi"), ("async", "shm", "shm"), ("async", "mpi", "mpi"),
-               ("hw", "shm", "shm")])
+ran = sorted((r["app"], r["protocol"], r["fabric"], r["stats"]["fabric"]) for r in doc["runs"])
+want = sorted((app,) + w for app in ("sor", "splash_lu")
+              for w in [("rdsm", "shm", "shm"), ("rdsm", "mpi", "mpi"), ("async", "shm", "shm"),
+                        ("async", "mpi", "mpi"), ("hw", "shm", "shm")])
 check(ran == want, "runs (protocol, fabric, launcher's fabric) %r" % ran)
 for r in doc["runs"]:
     nodes = r["stats"]["per_node"]
-    check(len(nodes) == 2 and all(n["total"] > 0 for n in nodes), "%s on %s: per-node statistics %r" % (
-        r["protocol"], r["fabric"], nodes))
+    check(len(nodes) == 2 and all(n["total"] > 0 for n in nodes), "%s %s on %s: per-node statistics %r" % (
+        r["app"], r["protocol"], r["fabric"], nodes))
+    check(r["parallel_seconds"] is not None, "%s %s on %s: no parallel time" % (r["app"], r["protocol"], r["fabric"]))
 PY
 
 run_cmd 120 "$RDSM" report "$JSON" --out "$MP_TMP/report"
 expect_status 0
 for row in rdsm@shm rdsm@mpi async@shm async@mpi; do
-  # In the times table and in the breakdown.
-  [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/out")" -ge 2 ] || fail "the report has no rows for $row: $(cat "$MP_TMP/out")"
+  # In the times table and in the breakdown, of both apps.
+  [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/out")" -ge 4 ] || fail "the report has too few rows for $row: $(cat "$MP_TMP/out")"
 done
 grep -Eq '^hw +[0-9]' "$MP_TMP/out" || fail "the report has no hw row"
 grep -Eq '^hw@' "$MP_TMP/out" && fail "hw is named after a fabric"
