@@ -74,17 +74,11 @@ void Hlrc::place(size_t first, size_t count, rdsm_placement placement) {
   {
     std::lock_guard<FutexLock> g(mu_);
     for (size_t i = 0; i < count; ++i) {
-      size_t p = first + i;
-      int h;
-      switch (placement) {
-        case RDSM_PLACE_BLOCK: h = (int)(i * nodes_ / count); break;
-        case RDSM_PLACE_CYCLIC: h = (int)(p % nodes_); break;
-        default: h = self_; break;  // RDSM_PLACE_LOCAL
-      }
+      int h = placed_node(placement, first, i, count, nodes_, self_);
       words[i] = (uint64_t)h + 1;
       // Known here at once: a first write fault at the home then opens a run
       // of the home pages after it together (resolve_fault), not one by one.
-      home_[p] = (int16_t)h;
+      home_[first + i] = (int16_t)h;
     }
   }
   // Node k keeps the words of the pages p with p % nodes == k; the other

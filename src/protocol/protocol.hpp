@@ -60,6 +60,16 @@ class Protocol {
   virtual const fabric::Segment &data_segment() const = 0;
 };
 
+// The node a placement gives page first+i of [first, first+count), placed by
+// node `self` of `nodes` (not for first touch, which places nothing).
+inline int placed_node(rdsm_placement placement, size_t first, size_t i, size_t count, int nodes, int self) {
+  switch (placement) {
+    case RDSM_PLACE_BLOCK: return (int)(i * (size_t)nodes / count);
+    case RDSM_PLACE_CYCLIC: return (int)((first + i) % (size_t)nodes);
+    default: return self;  // RDSM_PLACE_LOCAL
+  }
+}
+
 // The engine `cfg` names, set up for this node.  Collective: every node
 // registers the protocol's segments and message handlers in the same order.
 std::unique_ptr<Protocol> make_protocol(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg);

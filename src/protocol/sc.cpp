@@ -155,12 +155,7 @@ void Sc::place(size_t first, size_t count, rdsm_placement placement) {
   std::vector<uint32_t> mine;
   for (size_t i = 0; i < count; ++i) {
     size_t p = first + i;
-    int owner;
-    switch (placement) {
-      case RDSM_PLACE_BLOCK: owner = (int)(i * nodes_ / count); break;
-      case RDSM_PLACE_CYCLIC: owner = (int)(p % nodes_); break;
-      default: owner = self_; break;  // RDSM_PLACE_LOCAL
-    }
+    int owner = placed_node(placement, first, i, count, nodes_, self_);
     uint64_t word = (uint64_t)owner + 1;
     f_.put(manager_of(p), owner_seg_.id, (p / nodes_) * sizeof word, &word, sizeof word);
     if (owner == self_) mine.push_back((uint32_t)p);
