@@ -7,10 +7,12 @@ if(mpiexec_version MATCHES "HYDRA")
   # Hydra runs as root and places any number of ranks on a host unasked.
   set(RDSM_MPIRUN_FLAGS)
   set(RDSM_MPIRUN_HOSTS -hosts)
+  set(RDSM_MPIRUN_PASS_ENV -genvlist)  # ... VARIABLE: the ranks get it
 else()
   # Root is how CI runs; more ranks than cores is how a small machine runs 4.
   set(RDSM_MPIRUN_FLAGS --allow-run-as-root --oversubscribe)
   set(RDSM_MPIRUN_HOSTS --allow-run-as-root --mca osc ucx --host)
+  set(RDSM_MPIRUN_PASS_ENV -x)
 endif()
 
 add_executable(mpi_fetch_latency ${CMAKE_CURRENT_SOURCE_DIR}/mpi/fetch_latency.cpp)
@@ -235,13 +237,13 @@ endforeach()
 # address-space randomisation left on, as where the kernel refuses to turn
 # it off) cannot share the master's globals: the first CREATE says so.
 add_test(NAME mpi.fork_join.layout_differs
-         COMMAND ${CMAKE_COMMAND} -E env RDSM_FIXED_LAYOUT=1 ${RDSM_MPIRUN} 2 ${RDSM_MPIRUN_FLAGS} -x RDSM_FIXED_LAYOUT
+         COMMAND ${CMAKE_COMMAND} -E env RDSM_FIXED_LAYOUT=1 ${RDSM_MPIRUN} 2 ${RDSM_MPIRUN_FLAGS} ${RDSM_MPIRUN_PASS_ENV} RDSM_FIXED_LAYOUT
                  $<TARGET_FILE:splash_lu> -p2 -n 128)
 set_tests_properties(mpi.fork_join.layout_differs PROPERTIES LABELS "mp;mpi" TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "rank 1 loads the program at 0x[0-9a-f]+, rank 0 at 0x[0-9a-f]+: address-space randomisation is on.*setarch")
 # Nodes of several threads are refused, naming what to do.
 add_test(NAME mpi.fork_join.threads_refused
-         COMMAND ${CMAKE_COMMAND} -E env RDSM_THREADS=2 ${RDSM_MPIRUN} 2 ${RDSM_MPIRUN_FLAGS} -x RDSM_THREADS
+         COMMAND ${CMAKE_COMMAND} -E env RDSM_THREADS=2 ${RDSM_MPIRUN} 2 ${RDSM_MPIRUN_FLAGS} ${RDSM_MPIRUN_PASS_ENV} RDSM_THREADS
                  $<TARGET_FILE:splash_lu> -p4 -n 128)
 set_tests_properties(mpi.fork_join.threads_refused PROPERTIES LABELS "mp;mpi" TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "runs one process per rank, with one thread each; run it without --threads")
