@@ -56,9 +56,9 @@ std::vector<std::string> own_arguments() {
 }
 
 void restart_without_randomisation() {
+  if (layout_fixed() || getenv(kRestartedVariable)) return;  // already, or tried once: the kernel kept it on
   int current = personality(0xffffffff);
-  if (current == -1 || (current & ADDR_NO_RANDOMIZE)) return;
-  if (getenv(kRestartedVariable)) return;  // tried once: the kernel kept it on
+  if (current == -1) return;
   std::vector<std::string> args = own_arguments();
   if (args.empty()) return;
   if (personality((unsigned long)current | ADDR_NO_RANDOMIZE) == -1) return;

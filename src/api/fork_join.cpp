@@ -281,8 +281,8 @@ std::vector<void (*)()> functions_of(int rank) {
 void form(const char *call) {
   g.job_workers = 1 + (int)g.pending.size();
   if (ranks::active()) {
-    std::vector<void (*)()> fns = functions_of(0);
-    for (int w = 1; w < g.job_workers; ++w) fns.push_back(g.pending[w - 1]);
+    std::vector<void (*)()> fns{nullptr};  // worker 0 is the master
+    fns.insert(fns.end(), g.pending.begin(), g.pending.end());
     g.pending.clear();
     ranks::start_job(fns, call);
     return;  // the master goes on with the program
@@ -363,21 +363,18 @@ void close_in_background(std::vector<int> fds) {
   }).detach();
 }
 
-// Waits until every worker of the job has finalized (its node block says
-// so) or has ended.
+// Waits until every worker of the job has finalized (its node block, which
+// the watcher has mapped, says so) or has ended.
 void wait_workers_finalized() {
-  std::vector<NodeBlock *> blocks;
-  for (const Worker &w : g.workers) blocks.push_back(map_node_block(g.worker_files[w.rank - 1]));
-  for (size_t i = 0; i < blocks.size(); ++i) {
+  for (size_t i = 0; i < g.workers.size() && i < g.beats.size(); ++i) {
     for (;;) {
-      if (blocks[i]->state.load(std::memory_order_acquire) == kNodeFinalized) break;
+      if (g.beats[i]->state.load(std::memory_order_acquire) == kNodeFinalized) break;
       pollfd ended{g.workers[i].pidfd, POLLIN, 0};
       if (poll(&ended, 1, 0) > 0) break;  // gone: reaping it says how
       struct timespec nap = {0, 20000};
       nanosleep(&nap, nullptr);
     }
   }
-  for (NodeBlock *b : blocks) unmap_node_block(b);
 }
 
 // The master's threads have returned; their writes are the node's.

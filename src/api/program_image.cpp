@@ -172,11 +172,17 @@ bool ProgramImage::describe(std::string &why) {
       if (si >= dynsym.sh_size / sizeof(Elf64_Sym)) continue;
       uintptr_t a = bias + rel[k].r_offset;
       drop.push_back({a, a + std::max<uint64_t>(dsyms[si].st_size, 1)});
-      globals_.erase(std::remove_if(globals_.begin(), globals_.end(),
-                                    [&](const Symbol &g) { return g.addr >= a && g.addr < a + dsyms[si].st_size; }),
-                     globals_.end());
     }
   }
+  // Nothing dropped is named as the program's (a copy's symbol may also be
+  // in the symbol table).
+  globals_.erase(std::remove_if(globals_.begin(), globals_.end(),
+                                [&](const Symbol &g) {
+                                  return std::any_of(drop.begin(), drop.end(), [&](const Range &d) {
+                                    return g.addr >= d.begin && g.addr < d.end;
+                                  });
+                                }),
+                 globals_.end());
 
   // keep minus drop.
   std::sort(drop.begin(), drop.end(), [](const Range &x, const Range &y) { return x.begin < y.begin; });
