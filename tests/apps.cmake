@@ -31,7 +31,7 @@ foreach(entry ${RDSM_APP_TESTS})
                COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --timeout 300 --quiet
                        $<TARGET_FILE:${app}> ${args})
       set_tests_properties(${name} PROPERTIES LABELS "mp;apps" TIMEOUT 360 PASS_REGULAR_EXPRESSION "PASS"
-                                              FAIL_REGULAR_EXPRESSION "FAIL")
+                                              FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
     endforeach()
   endforeach()
 endforeach()
@@ -47,7 +47,7 @@ if(TARGET barnes)
                COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --timeout 300 --quiet
                        $<TARGET_FILE:barnes> --size test --order random)
       set_tests_properties(${name} PROPERTIES LABELS "mp;apps" TIMEOUT 360 PASS_REGULAR_EXPRESSION "order random"
-                                              FAIL_REGULAR_EXPRESSION "FAIL")
+                                              FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
     endforeach()
   endforeach()
 endif()

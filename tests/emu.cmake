@@ -28,5 +28,5 @@ foreach(case "host_overhead=20us:interrupt" "occupancy=10us:interrupt" "latency=
   # timing: a sanitizer build slows message round trips by tens of
   # microseconds, so these run on the regular build only.
   set_tests_properties(${name} PROPERTIES LABELS "mp;emu;timing" TIMEOUT 150 RUN_SERIAL TRUE
-                                          PASS_REGULAR_EXPRESSION "PASS micro_emu" FAIL_REGULAR_EXPRESSION "FAIL")
+                                          PASS_REGULAR_EXPRESSION "PASS micro_emu" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 endforeach()

@@ -5,19 +5,20 @@ set(RDSM_TEST_PROTOCOLS async ardmar draw newgen genima rdsm hw)
 set(RDSM_TEST_HANDLERS interrupt poll)
 # Seeds per stress run: each seed is a new random program of 20 rounds.  A
 # sanitizer build looks for memory errors, which the first seeds already
-# exercise, at several times the cost per seed: 8 per handler mode.
-# Elsewhere the two handler modes of a preset run 50 seeds each, seeds
-# 1-100 between them; an axis variant runs 20 (the stress is 3/4 of the
-# suite's time, and CI has 25 minutes on a machine whose speed varies by a
-# third from day to day).
+# exercise, at several times the cost per seed: 5 per handler mode, 4 for
+# an axis variant.  Elsewhere the two handler modes of a preset run 30
+# seeds each, seeds 1-60 between them; an axis variant runs 12 (the stress
+# is 3/4 of the suite's time, and CI has 25 minutes on a machine whose
+# speed varies by a third from day to day).  Longer soaks: the same
+# commands with more seeds (--seeds 1:1000).
 if(RDSM_SANITIZE)
-  set(preset_seeds_interrupt 1:8)
-  set(preset_seeds_poll 1:8)
-  set(variant_seeds 1:8)
+  set(preset_seeds_interrupt 1:5)
+  set(preset_seeds_poll 1:5)
+  set(variant_seeds 1:4)
 else()
-  set(preset_seeds_interrupt 1:50)
-  set(preset_seeds_poll 51:50)
-  set(variant_seeds 1:20)
+  set(preset_seeds_interrupt 1:30)
+  set(preset_seeds_poll 31:30)
+  set(variant_seeds 1:12)
 endif()
 foreach(protocol ${RDSM_TEST_PROTOCOLS})
   foreach(handler ${RDSM_TEST_HANDLERS})
@@ -29,7 +30,7 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
                COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
       set_tests_properties(stress.${protocol}.${handler}.n${nodes} sor.${protocol}.${handler}.n${nodes}
                            PROPERTIES LABELS mp TIMEOUT 700 PASS_REGULAR_EXPRESSION "PASS"
-                                      FAIL_REGULAR_EXPRESSION "FAIL")
+                                      FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
     endforeach()
   endforeach()
 endforeach()
@@ -59,7 +60,7 @@ foreach(variant "async:lock=atomic,barrier=atomic" "genima:notices=lazy" "newgen
              COMMAND $<TARGET_FILE:rdsm> run -n 4 --protocol ${protocol} --axes ${axes} --handler ${handler}
                      --timeout 600 --quiet $<TARGET_FILE:stress> --seeds ${variant_seeds})
     set_tests_properties(${name} PROPERTIES LABELS mp TIMEOUT 700 PASS_REGULAR_EXPRESSION "PASS"
-                                            FAIL_REGULAR_EXPRESSION "FAIL")
+                                            FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 
@@ -67,7 +68,7 @@ endforeach()
 add_test(NAME sor.default.interrupt.n4.1024
          COMMAND $<TARGET_FILE:rdsm> run -n 4 --timeout 600 --quiet $<TARGET_FILE:sor> -m 1024 -n 1024 -i 20)
 set_tests_properties(sor.default.interrupt.n4.1024 PROPERTIES LABELS mp TIMEOUT 700 PASS_REGULAR_EXPRESSION "PASS"
-                                                         FAIL_REGULAR_EXPRESSION "FAIL")
+                                                         FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 
 # The memory backend the nodes do not choose by default, as its own axis:
 # every preset at 2 and 4 nodes with the interrupt handler and fewer seeds
@@ -75,9 +76,9 @@ set_tests_properties(sor.default.interrupt.n4.1024 PROPERTIES LABELS mp TIMEOUT 
 # variants above need not be crossed with it).
 set(RDSM_SECOND_MEMORY mprotect)
 if(RDSM_SANITIZE)
-  set(memory_seeds 1:8)
+  set(memory_seeds 1:4)
 else()
-  set(memory_seeds 1:30)
+  set(memory_seeds 1:20)
 endif()
 foreach(protocol ${RDSM_TEST_PROTOCOLS})
   foreach(nodes 2 4)
@@ -87,7 +88,7 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
     add_test(NAME stress.${suffix} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${memory_seeds})
     add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
     set_tests_properties(stress.${suffix} sor.${suffix} PROPERTIES LABELS mp TIMEOUT 700 PASS_REGULAR_EXPRESSION
-                         "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+                         "PASS" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 
@@ -102,7 +103,7 @@ foreach(protocol rdsm async)
     add_test(NAME stress.${suffix} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${memory_seeds})
     add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
     set_tests_properties(stress.${suffix} sor.${suffix} PROPERTIES LABELS mp TIMEOUT 700 ENVIRONMENT
-                         RDSM_PREPOPULATE=off PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+                         RDSM_PREPOPULATE=off PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 
@@ -126,7 +127,7 @@ foreach(run_spec "async:interrupt:2" "async:interrupt:4" "ardmar:interrupt:2" "d
   add_test(NAME stress.${suffix} COMMAND ${run} $<TARGET_FILE:stress> --seeds ${memory_seeds})
   add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
   set_tests_properties(stress.${suffix} sor.${suffix} PROPERTIES LABELS mp TIMEOUT 700 PASS_REGULAR_EXPRESSION
-                       "PASS" FAIL_REGULAR_EXPRESSION "FAIL" SKIP_REGULAR_EXPRESSION
+                       "PASS" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}" SKIP_REGULAR_EXPRESSION
                        "writes are detected by faults|memory backend cannot run here")
 endforeach()
 
@@ -145,13 +146,13 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
       set(run $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --handler ${handler} --timeout 120 --quiet)
       add_test(NAME trylock.${protocol}.${handler}.n${nodes} COMMAND ${run} $<TARGET_FILE:mp_trylock>)
       set_tests_properties(trylock.${protocol}.${handler}.n${nodes} PROPERTIES LABELS "mp;trylock" TIMEOUT 150
-                           PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+                           PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
     endforeach()
     set(name mutex_try.${protocol}.n${nodes})
     add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --timeout 120 --quiet
                                   $<TARGET_FILE:mp_mutex_try>)
     set_tests_properties(${name} PROPERTIES LABELS "mp;trylock" TIMEOUT 150 PASS_REGULAR_EXPRESSION "PASS"
-                                            FAIL_REGULAR_EXPRESSION "FAIL")
+                                            FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 foreach(variant "async:lock=atomic" "genima:lock=manager")
@@ -164,7 +165,7 @@ foreach(variant "async:lock=atomic" "genima:lock=manager")
     add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n 4 --protocol ${protocol} --axes ${axes} --handler
                                   ${handler} --timeout 120 --quiet $<TARGET_FILE:mp_trylock>)
     set_tests_properties(${name} PROPERTIES LABELS "mp;trylock" TIMEOUT 150 PASS_REGULAR_EXPRESSION "PASS"
-                                            FAIL_REGULAR_EXPRESSION "FAIL")
+                                            FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 
@@ -174,9 +175,9 @@ endforeach()
 # with faults, releases and acquires of other threads in progress) and at 1
 # node x 4 threads (locks handed over inside the node, the local barrier).
 if(RDSM_SANITIZE OR RDSM_TSAN)
-  set(thread_seeds 1:8)
+  set(thread_seeds 1:5)
 else()
-  set(thread_seeds 1:30)
+  set(thread_seeds 1:20)
 endif()
 foreach(protocol ${RDSM_TEST_PROTOCOLS})
   foreach(shape "2:2:interrupt" "2:2:poll" "1:4:interrupt")
@@ -191,7 +192,7 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
     add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
     add_test(NAME lu.${suffix} COMMAND ${run} $<TARGET_FILE:lu> -n 256 -b 16)
     set_tests_properties(stress.${suffix} sor.${suffix} lu.${suffix} PROPERTIES LABELS "mp;threads" TIMEOUT 700
-                         PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+                         PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 # The same under the other memory backend, whose fault signal (SIGSEGV, not
@@ -208,7 +209,7 @@ foreach(protocol ${RDSM_TEST_PROTOCOLS})
                                 --memory ${RDSM_SECOND_MEMORY} --timeout 600 --quiet $<TARGET_FILE:stress>
                                 --seeds ${thread_memory_seeds})
   set_tests_properties(${name} PROPERTIES LABELS "mp;threads" TIMEOUT 700 PASS_REGULAR_EXPRESSION "PASS"
-                                          FAIL_REGULAR_EXPRESSION "FAIL")
+                                          FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 endforeach()
 # The other applications written for threads (rdsm_run_threads), each
 # checking itself against its sequential run, at test size (NBody smaller:
@@ -232,7 +233,7 @@ foreach(entry "radix|radix|--size test" "fft|fft|--size test" "fft3d|fft3d|--siz
     add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --threads ${threads} --protocol ${protocol}
                                   --timeout 120 --quiet $<TARGET_FILE:${app}> ${args})
     set_tests_properties(${name} PROPERTIES LABELS "mp;threads" TIMEOUT 150 PASS_REGULAR_EXPRESSION "PASS"
-                                            FAIL_REGULAR_EXPRESSION "FAIL")
+                                            FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 # The emu fabric under every software preset: the correctness suite at 2
@@ -251,7 +252,7 @@ foreach(protocol ${RDSM_SOFTWARE_PROTOCOLS})
     add_test(NAME sor.${suffix} COMMAND ${run} $<TARGET_FILE:sor> -m 256 -n 256 -i 10)
     set_tests_properties(stress.${suffix} sor.${suffix} PROPERTIES LABELS "mp;emu" TIMEOUT 700
                                                                    PASS_REGULAR_EXPRESSION "PASS"
-                                                                   FAIL_REGULAR_EXPRESSION "FAIL")
+                                                                   FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 foreach(network none achievable best myrinet via infiniband-sdr rdma)
@@ -259,7 +260,7 @@ foreach(network none achievable best myrinet via infiniband-sdr rdma)
            COMMAND $<TARGET_FILE:rdsm> run -n 2 --emu-preset ${network} --timeout 600 --quiet $<TARGET_FILE:sor>
                    -m 256 -n 256 -i 10)
   set_tests_properties(sor.rdsm.emu-${network}.n2 PROPERTIES LABELS "mp;emu" TIMEOUT 700
-                                                            PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+                                                            PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 endforeach()
 
 # Sequential consistency (sc: an engine of its own, one writer per page):
@@ -319,4 +320,4 @@ list(APPEND sc_tests stress.sc.${RDSM_SECOND_MEMORY}.n4 sor.sc.${RDSM_SECOND_MEM
      litmus.sc.${RDSM_SECOND_MEMORY}.n2 stress.sc+lock-atomic.barrier-atomic.n4 stress.sc.interrupt.n2t2
      litmus.sc.interrupt.n4 litmus.async.interrupt.n2)
 set_tests_properties(${sc_tests} PROPERTIES LABELS mp TIMEOUT 400 PASS_REGULAR_EXPRESSION "PASS"
-                                            FAIL_REGULAR_EXPRESSION "FAIL")
+                                            FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")

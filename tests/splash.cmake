@@ -18,13 +18,13 @@ foreach(prog alloc_first shapes globals)
       set(name splash.${prog}.${protocol}.p${procs})
       add_test(NAME ${name} COMMAND $<TARGET_FILE:splash_${prog}> -p ${procs})
       set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 60 ENVIRONMENT "RDSM_PROTOCOL=${protocol}"
-                           PASS_REGULAR_EXPRESSION "PASS ${prog}" FAIL_REGULAR_EXPRESSION "FAIL")
+                           PASS_REGULAR_EXPRESSION "PASS ${prog}" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
     endforeach()
   endforeach()
   add_test(NAME splash.${prog}.launcher.p2
            COMMAND $<TARGET_FILE:rdsm> run -n 1 --quiet $<TARGET_FILE:splash_${prog}> -p 2)
   set_tests_properties(splash.${prog}.launcher.p2 PROPERTIES LABELS "mp;splash" TIMEOUT 60
-                       PASS_REGULAR_EXPRESSION "PASS ${prog}" FAIL_REGULAR_EXPRESSION "FAIL")
+                       PASS_REGULAR_EXPRESSION "PASS ${prog}" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 endforeach()
 
 # Every macro, under every protocol preset, with 2 and 4 processes; the
@@ -37,7 +37,7 @@ foreach(protocol async ardmar draw newgen genima hw sc)
     add_test(NAME ${name} COMMAND $<TARGET_FILE:splash_every_macro> -p ${procs})
     set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 120
                          ENVIRONMENT "RDSM_PROTOCOL=${protocol};RDSM_LOCKS=12000"
-                         PASS_REGULAR_EXPRESSION "PASS every_macro" FAIL_REGULAR_EXPRESSION "FAIL")
+                         PASS_REGULAR_EXPRESSION "PASS every_macro" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
 endforeach()
 # Alone with one process, with poll-mode handlers, and under the launcher.
@@ -48,14 +48,14 @@ add_test(NAME splash.every_macro.launcher.p4
          COMMAND $<TARGET_FILE:rdsm> run -n 1 --protocol newgen --quiet $<TARGET_FILE:splash_every_macro> -p 4)
 set_tests_properties(splash.every_macro.p1 splash.every_macro.poll.p4 splash.every_macro.launcher.p4
                      PROPERTIES LABELS "mp;splash" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS every_macro"
-                     FAIL_REGULAR_EXPRESSION "FAIL")
+                     FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 # The launcher's summary shows the forked workers of both rounds (the
 # master's node block carries their statistics).
 add_test(NAME splash.every_macro.launcher_summary.p4
          COMMAND $<TARGET_FILE:rdsm> run -n 1 --protocol ardmar $<TARGET_FILE:splash_every_macro> -p 4)
 set_tests_properties(splash.every_macro.launcher_summary.p4 PROPERTIES LABELS "mp;splash" TIMEOUT 120
                      PASS_REGULAR_EXPRESSION "PASS every_macro.*fork-join program: 2 jobs, up to 3 forked workers.*\nw1 +[0-9.]+ .*\nw2 +[0-9.]+ .*\nw3 +[0-9.]+ .*\nw3 +[1-9][0-9]* "
-                     FAIL_REGULAR_EXPRESSION "FAIL")
+                     FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 
 # Failures end the program promptly, named, with nothing left running.
 foreach(mode crash exit huge estimate barrier ok leave)

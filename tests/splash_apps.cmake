@@ -30,7 +30,7 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
       set(name splash_app.${tag}.${protocol}.p${procs})
       add_test(NAME ${name} COMMAND $<TARGET_FILE:${prog}> -p${procs} ${args})
       set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 120 ENVIRONMENT "RDSM_PROTOCOL=${protocol}"
-                           PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
+                           PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
     endforeach()
   endforeach()
   # Multi-threaded nodes (--threads): 4 workers as 2 nodes of 2 threads
@@ -41,7 +41,7 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
     add_test(NAME ${name} COMMAND $<TARGET_FILE:${prog}> -p4 ${args})
     set_tests_properties(${name} PROPERTIES LABELS "mp;splash;threads" TIMEOUT 120
                          ENVIRONMENT "RDSM_PROTOCOL=${protocol};RDSM_THREADS=2"
-                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
+                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endforeach()
   if(NOT tag STREQUAL "lu_global")
     set(name splash_app.${tag}.rdsm.p4t4)
@@ -51,12 +51,12 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
                                    $<TARGET_FILE:${prog}> -p3 ${args})
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "RDSM_PROTOCOL=rdsm;RDSM_THREADS=4")
     set_tests_properties(${name} ${name3} PROPERTIES LABELS "mp;splash;threads" TIMEOUT 120
-                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
+                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endif()
   if(NOT tag STREQUAL "lu_global")
     set(name splash_app.${tag}.launcher.p4)
     add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n 1 --protocol genima --quiet $<TARGET_FILE:${prog}> -p4 ${args})
     set_tests_properties(${name} PROPERTIES LABELS "mp;splash" TIMEOUT 120
-                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "(^|\n)FAIL")
+                         PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endif()
 endforeach()

@@ -156,8 +156,10 @@ class Fabric {
   virtual bool signal_safe() const { return false; }
 
   // ---- job-level ---------------------------------------------------------
-  // Bootstrap barrier of all nodes; runs no handler and needs none, so it
-  // works before start() and after stop().
+  // Job-level barrier of all nodes; needs no handler, so it works before
+  // start() and after stop().  In poll mode, while delivery runs, a node
+  // waiting here still delivers what arrives: its peers may be waiting for
+  // its answers before they reach the barrier.
   virtual void barrier() = 0;
   // Ends delivery (joins the handler thread).  Call after a barrier that
   // guarantees no further message will arrive.

@@ -307,6 +307,28 @@ bool MpiFabric::in_handler() const { return t_in_handler; }
 
 // ---- job-level -------------------------------------------------------------
 
-void MpiFabric::barrier() { check(MPI_Barrier(barrier_comm_), "MPI_Barrier"); }
+// In poll mode a rank waiting here still answers its peers, which may be
+// finishing the protocol's last barrier with a request for it (see
+// ShmFabric::barrier): the barrier is started and tested between passes.
+void MpiFabric::barrier() {
+  if (mode_ != HandlerMode::poll || t_in_handler || !delivering_.load(std::memory_order_acquire)) {
+    check(MPI_Barrier(barrier_comm_), "MPI_Barrier");
+    return;
+  }
+  MPI_Request req;
+  check(MPI_Ibarrier(barrier_comm_, &req), "MPI_Ibarrier");
+  int idle = 0;
+  for (;;) {
+    uint32_t bell = bell_->peek();
+    int done = 0;
+    check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    if (try_dispatch()) {
+      idle = 0;
+      continue;
+    }
+    idle_backoff(&idle, *bell_, bell);
+  }
+}
 
 }  // namespace rdsm::fabric

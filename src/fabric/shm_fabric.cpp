@@ -525,6 +525,11 @@ bool ShmFabric::in_handler() const { return t_in_handler; }
 // ---- job-level -------------------------------------------------------------
 
 // Generation-counting barrier on node 0's control page; needs no handler.
+// In poll mode a node that waits here still answers its peers: a peer may
+// be finishing the protocol's last barrier with a request this node must
+// answer (a diff's acknowledgement), and this node answers nothing unless
+// it polls.  So the last node to arrive rings every doorbell, and a polling
+// waiter sleeps on its own doorbell, delivering what arrives.
 void ShmFabric::barrier() {
   NodeCtl *z = ctl_[0];
   uint32_t gen = z->barrier_gen.load(std::memory_order_seq_cst);
@@ -533,13 +538,20 @@ void ShmFabric::barrier() {
     z->barrier_count.store(0, std::memory_order_seq_cst);
     z->barrier_gen.fetch_add(1, std::memory_order_seq_cst);
     futex_wake(&z->barrier_gen);
+    if (mode_ == HandlerMode::poll)
+      for (int n = 0; n < nodes_; ++n) ring_doorbell(n);
+    return;
+  }
+  auto released = [&] { return z->barrier_gen.load(std::memory_order_acquire) != gen; };
+  if (mode_ == HandlerMode::poll && !t_in_handler && delivering_.load(std::memory_order_acquire)) {
+    wait(released);
     return;
   }
   for (int i = 0; i < spin_; ++i) {
-    if (z->barrier_gen.load(std::memory_order_acquire) != gen) return;
+    if (released()) return;
     cpu_relax();
   }
-  while (z->barrier_gen.load(std::memory_order_acquire) == gen) futex_wait(&z->barrier_gen, gen);
+  while (!released()) futex_wait(&z->barrier_gen, gen);
 }
 
 }  // namespace rdsm::fabric
