@@ -45,6 +45,11 @@ class ProtectionBackend {
   virtual void protect(size_t first, size_t count, Prot prot) = 0;
   // The signal a protection fault raises (SIGSEGV or SIGBUS).
   virtual int fault_signal() const = 0;
+  // Whether every page of [first, first+count) is inaccessible already (not
+  // mapped), so that a change to none may take the range along with its
+  // neighbours in one call at no cost.  False where the backend keeps no
+  // such record.
+  virtual bool inaccessible(size_t, size_t) const { return false; }
   // In the signal handler, before the protocol sees the fault: true if the
   // page's protection already allows the access and only its mapping lagged
   // behind (the backend maps it now and the access is retried).

@@ -48,6 +48,8 @@ class SharedRegion {
   void protect(size_t first, size_t count, Prot prot) {
     if (count) backend_->protect(first, count, prot);
   }
+  // Whether pages [first, first+count) are all inaccessible already (backend.hpp).
+  bool inaccessible(size_t first, size_t count) const { return backend_->inaccessible(first, count); }
 
   // Scan mode: writes to read-only pages do not fault; collect_written
   // finds them (and watches them again), unwatch leaves pages writable and

@@ -277,9 +277,29 @@ class UffdBackend final : public ProtectionBackend {
     }
   }
 
+  bool inaccessible(size_t first, size_t count) const override {
+    for (size_t p = first; p < first + count; ++p)
+      if (state_[p] & kMapped) return false;
+    return true;
+  }
+
   void change(size_t first, size_t count, Prot prot) {
     const uint8_t after = prot == Prot::none ? 0 : uint8_t(uint8_t(prot) | kMapped);
     size_t end = first + count, run = first;
+    if (prot == Prot::none) {
+      // One zap from the first mapped page to the last: the unmapped pages
+      // between them cost the kernel a look at empty page-table entries,
+      // where a zap per mapped run costs a system call and a TLB flush
+      // each.  A node that read every other pair of pages of another
+      // node's rows (an FFT's transpose) drops them in one call, not one
+      // per pair.
+      size_t lo = first, hi = end;
+      while (lo < hi && !(state_[lo] & kMapped)) ++lo;
+      while (hi > lo && !(state_[hi - 1] & kMapped)) --hi;
+      if (lo < hi) apply(Op::zap, lo, hi - lo);
+      memset(state_ + first, after, count);
+      return;
+    }
     Op run_op = op_for(state_[first], prot);
     for (size_t p = first + 1; p <= end; ++p) {
       Op op = p < end ? op_for(state_[p], prot) : Op::nothing;

@@ -114,6 +114,35 @@ TEST(UffdBackend, AlternatingProtectionsKeepOneMapping) {
   }
 }
 
+// Pages dropped in pairs with unmapped pages between them (the copies a
+// node read of every other pair of another node's pages) go in one change;
+// a mapped page between two runs keeps them apart and stays mapped.
+TEST(UffdBackend, DropsAcrossUnmappedPagesInOneChange) {
+  if (skip()) GTEST_SKIP() << uffd::unavailable_reason();
+  UffdRegion t(32);
+  SharedRegion &r = *t.region;
+  const std::vector<size_t> copies = {2, 3, 6, 7, 10, 11};
+  for (size_t p : copies) {
+    r.sys_page(p)[0] = uint8_t(p);
+    r.protect(p, 1, Prot::read);
+  }
+  ProtectionBatch b(r);
+  for (size_t p : copies) b.set(p, Prot::none);
+  EXPECT_EQ(b.apply(), 1u);
+  for (size_t p = 0; p < 16; ++p) EXPECT_FALSE(try_access(r.app_page(p), false)) << p;
+  for (size_t p : copies) EXPECT_EQ(r.sys_page(p)[0], uint8_t(p));  // the file keeps the data
+  r.protect(20, 2, Prot::read);
+  r.protect(23, 1, Prot::read);  // stays
+  r.protect(26, 2, Prot::read);
+  for (size_t p : {20, 21, 26, 27}) b.set(p, Prot::none);
+  EXPECT_EQ(b.apply(), 2u);
+  EXPECT_TRUE(try_access(r.app_page(23), false));
+  for (size_t p : {20, 21, 26, 27}) EXPECT_FALSE(try_access(r.app_page(p), false)) << p;
+  // Back again: each page maps with its data.
+  r.protect(6, 1, Prot::read);
+  EXPECT_EQ(r.app_page(6)[0], 6);
+}
+
 TEST(UffdBackend, WholeRegionReadWriteIsAPlainMapping) {
   if (skip()) GTEST_SKIP() << uffd::unavailable_reason();
   UffdRegion t(16);
