@@ -34,7 +34,7 @@ ctest --test-dir "$clang_dir" --output-on-failure -j "$jobs" -L mp \
   -R '^(mp\.(usage|launcher_basic|fail_(segv|exit3)\.(rdsm|async|genima)|misuse_)|splash\.(every_macro\.(genima|hw)|alloc_first|shapes))'
 
 stage "build (ASan + UBSan)"
-"$root/tools/build.sh" "$root/build-sanitize" -DRDSM_SANITIZE=ON
+"$root/tools/build.sh" "$root/build-sanitize" -DRDSM_SANITIZE=ON -DRDSM_UNIT_TESTS=OFF
 stage "multi-process tests under sanitizers (the applications, the bad-input catalogue and the timing checks run on the regular build only)"
 # rdsm handles SIGSEGV and SIGBUS itself (page faults are its coherence
 # mechanism: SIGSEGV under the mprotect memory backend, SIGBUS under uffd).
