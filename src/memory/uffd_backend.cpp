@@ -290,9 +290,7 @@ class UffdBackend final : public ProtectionBackend {
       // One zap from the first mapped page to the last: the unmapped pages
       // between them cost the kernel a look at empty page-table entries,
       // where a zap per mapped run costs a system call and a TLB flush
-      // each.  A node that read every other pair of pages of another
-      // node's rows (an FFT's transpose) drops them in one call, not one
-      // per pair.
+      // each (the runs ProtectionBatch joins across unmapped pages).
       size_t lo = first, hi = end;
       while (lo < hi && !(state_[lo] & kMapped)) ++lo;
       while (hi > lo && !(state_[hi - 1] & kMapped)) --hi;

@@ -512,14 +512,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
         if (!kept_.empty() && kept_[p]) kept_home_page_written_elsewhere(p);
         continue;
       }
-      if (state_[p] == kInvalid) {
-        // Dropped already (its protection is none): named in the batch all
-        // the same, so that the copies dropped around it make one range for
-        // the backend, not a call per run of copies (a node that read
-        // every other pair of pages of another node's rows).
-        batch.set(p, Prot::none);
-        continue;
-      }
+      if (state_[p] == kInvalid) continue;
       if (scan_ && !collected) {
         collect_scanned_writes();
         collected = true;
