@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "fabric/rank_link.hpp"
 
 namespace rdsm::fabric::mpi {
 
@@ -64,6 +65,8 @@ void start_mpi() {
   // Errors end the process with a message rather than returning codes the
   // fabric could not act on anyway.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  int rank = 0;
+  if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) link_rank(rank);
 }
 
 void end_mpi() {
@@ -71,7 +74,9 @@ void end_mpi() {
   g_started_here = false;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (finalized) return;
+  rank_done();
+  MPI_Finalize();
 }
 
 }  // namespace rdsm::fabric::mpi

@@ -9,6 +9,7 @@
 #include "common/clock.hpp"
 #include "launcher/mpi_stats.hpp"
 #include "launcher/mpi_supervise.hpp"
+#include "launcher/rank_watch.hpp"
 
 extern char **environ;
 
@@ -159,6 +160,7 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
 JobResult run_mpirun(const RunConfig &cfg) {
   JobResult result;
   std::vector<std::string> args;
+  RankWatch watch;  // before the command: it sets an RDSM_* variable
   try {
     args = mpirun_command(cfg);
   } catch (const UsageError &e) {
@@ -171,7 +173,7 @@ JobResult run_mpirun(const RunConfig &cfg) {
   }
   std::vector<std::string> stats_lines;
   const uint64_t t0 = now_ns();
-  result.exit_status = supervise_mpirun(args, &stats_lines);
+  result.exit_status = supervise_mpirun(args, &stats_lines, &watch);
   result.wall_seconds = ns_to_s(now_ns() - t0);
   if (result.exit_status != 0) {
     // mpirun, or the rank that found a lost one, has said what failed.

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "fabric/lost_node.hpp"
+#include "launcher/rank_watch.hpp"
 #include "stats/stats_line.hpp"
 
 namespace rdsm::launcher {
@@ -140,7 +141,7 @@ class StderrRelay {
 
 }  // namespace
 
-int supervise_mpirun(const std::vector<std::string> &args, std::vector<std::string> *stats_lines) {
+int supervise_mpirun(const std::vector<std::string> &args, std::vector<std::string> *stats_lines, RankWatch *watch) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) {
     fprintf(stderr, "rdsm: error: cannot make a pipe for mpirun's output: %s\n", strerror(errno));
@@ -185,8 +186,10 @@ int supervise_mpirun(const std::vector<std::string> &args, std::vector<std::stri
                                                                         Clock::now());
       timeout = (int)std::max<long long>(0, left.count());
     }
-    pollfd p[2] = {{sfd, POLLIN, 0}, {relaying ? out[0] : -1, POLLIN, 0}};
-    poll(p, 2, timeout);
+    std::vector<pollfd> p{{sfd, POLLIN, 0}, {relaying ? out[0] : -1, POLLIN, 0}};
+    watch->add_fds(&p);
+    poll(p.data(), p.size(), timeout);
+    watch->check(p, 2);
     if (p[1].revents) {
       bool had_report = !relay.lost().empty();
       relaying = relay.pump() != StderrRelay::Read::end;
@@ -218,8 +221,15 @@ int supervise_mpirun(const std::vector<std::string> &args, std::vector<std::stri
                 relay.lost().c_str(), kGraceMs);
         return kLostExitStatus;
       }
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      return 128 + WTERMSIG(status);
+      int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      // Open MPI's mpirun names the rank that ended the job; MPICH's hydra
+      // names whichever process it saw end first, often another.
+      if (code != 0 && relay.lost().empty() && !watch->first_lost().empty())
+        fprintf(stderr,
+                "rdsm: error: %s ended first, before the job did and without finishing (it was killed, "
+                "crashed or exited); mpirun then ended the job\n",
+                watch->first_lost().c_str());
+      return code;
     }
     if (!ended_by_us && !relay.lost().empty() && Clock::now() >= lost_at + std::chrono::milliseconds(kGraceMs)) {
       kill(child, SIGKILL);

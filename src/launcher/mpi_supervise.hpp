@@ -15,10 +15,14 @@
 
 namespace rdsm::launcher {
 
+class RankWatch;
+
 // Runs argv (mpirun and its arguments), relaying its stderr but for the
 // ranks' statistics lines (stats/stats_line.hpp), which it puts in
 // *stats_lines; returns the exit status to end with: mpirun's, or non-zero
-// when it had to be ended.
-int supervise_mpirun(const std::vector<std::string> &argv, std::vector<std::string> *stats_lines);
+// when it had to be ended.  `watch` names a rank of this host that ended
+// the job when nothing else did (rank_watch.hpp).
+int supervise_mpirun(const std::vector<std::string> &argv, std::vector<std::string> *stats_lines,
+                     RankWatch *watch);
 
 }  // namespace rdsm::launcher
