@@ -8,17 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/temp_dir.hpp"
 #include "fabric/rank_link.hpp"
 
 namespace rdsm::launcher {
 
 RankWatch::RankWatch() {
-  const char *tmp = getenv("TMPDIR");
-  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/rdsm-ranks-XXXXXX";
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back(0);
-  if (!mkdtemp(buf.data())) return;  // the job runs; mpirun alone names what failed
-  dir_ = buf.data();
+  dir_ = make_temp_dir("rdsm-ranks");
+  if (dir_.empty()) return;  // the job runs; mpirun alone names what failed
   path_ = dir_ + "/link";
   sockaddr_un a{};
   a.sun_family = AF_UNIX;

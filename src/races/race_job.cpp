@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/error.hpp"
+#include "common/temp_dir.hpp"
 
 namespace rdsm::races {
 
@@ -43,14 +44,13 @@ bool owns_log_dir() { return g_dir_owner != 0 && g_dir_owner == getpid(); }
 uint32_t next_job() { return ++g_jobs; }
 
 bool make_log_dir(std::string *dir, std::string *error) {
-  const char *tmp = getenv("TMPDIR");
-  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/rdsm-races.XXXXXX";
-  if (!mkdtemp(templ.data())) {
-    *error = "cannot make a directory for the race logs (" + templ + "): " + strerror(errno) +
+  std::string tried;
+  *dir = make_temp_dir("rdsm-races", &tried);
+  if (dir->empty()) {
+    *error = "cannot make a directory for the race logs (" + tried + "): " + strerror(errno) +
              "; set TMPDIR to a writable directory";
     return false;
   }
-  *dir = templ;
   return true;
 }
 
