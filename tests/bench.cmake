@@ -25,7 +25,9 @@
 # the network it ran at, and its report must hold the sweep's table (a row
 # of times and slowdowns, 1.00 at the cheapest value), the achievable vs best
 # table, sweep_interrupt.png and the sweep in summary.json; --brief the
-# slowdowns.
+# slowdowns.  With --predict it also traces the job on shm and predicts it
+# at the four networks with rdsm sim: the report sets the predictions
+# beside the emu runs.
 #
 # mp.bench_threads: a sweep over thread counts (--threads 1,2) of sor and the
 # fork-join splash_lu, genima and hw at 1 and 2 nodes, must run every
@@ -113,7 +115,7 @@ if(PART STREQUAL "sweep")
   # ---- mp.bench_sweep --------------------------------------------------------
   execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols async
                           --nodes 2 --sizes test --no-hw --sweep interrupt=0,50us --emu-preset achievable,best
-                          --timeout 60 --out ${_json}
+                          --predict --timeout 60 --out ${_json}
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "mp.bench_sweep: the sweep failed (exit status ${_rc}):\n${_out}\n${_err}")
@@ -127,7 +129,16 @@ got = [(r["emu_point"]["kind"], r["emu_point"]["preset"], r["emu_point"]["settin
 want = [("base", "achievable", "", "emu", 5000, 1e8), ("sweep", "achievable", "interrupt=0", "emu", 0, 1e8),
         ("sweep", "achievable", "interrupt=50us", "emu", 50000, 1e8), ("preset", "best", "", "emu", 0, 4e8)]
 bad = [r["command"] for r in runs if r["emu_point"]["params"] != r["emu"]["params"] or "--emu-preset" not in r["command"]]
-sys.exit("runs %r, expected %r" % (got, want) if got != want else "not run as asked: %r" % bad if bad else 0)
+if got != want or bad:
+    sys.exit("runs %r, expected %r" % (got, want) if got != want else "not run as asked: %r" % bad)
+# --predict: one traced shm run, predicted at the four networks; a dearer
+# interrupt predicts a longer time for async (a message per fetch).
+preds = json.load(open(sys.argv[1])).get("predictions") or []
+if len(preds) != 1 or not preds[0]["ok"] or len(preds[0]["predicted"]) != 4:
+    sys.exit("predictions: %r, expected one traced run predicted at 4 networks" % preds)
+t = {(x["point"]["kind"], x["point"]["settings"]): x["predicted_seconds"] for x in preds[0]["predicted"]}
+if not 0 < t[("sweep", "interrupt=0")] < t[("sweep", "interrupt=50us")]:
+    sys.exit("predicted %r: not 0 < interrupt=0 < interrupt=50us" % t)
 ]=] ${_json} RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "mp.bench_sweep: the sweep's runs are not the networks asked for: ${_why}")
@@ -148,6 +159,10 @@ sys.exit("runs %r, expected %r" % (got, want) if got != want else "not run as as
   if(NOT _report MATCHES "\n== achievable vs best [^\n]*\napp +protocol +nodes +best \\(s\\) +achievable \\(s\\) +achievable/best +speedup best +speedup achievable\n[- ]+\nsor +async +2 +${_num} +${_num} +${_num} +${_num} +${_num}\n")
     message(FATAL_ERROR "mp.bench_sweep: the report lacks the achievable vs best table")
   endif()
+  if(NOT _report MATCHES "\n== rdsm sim against the emu fabric[^\n]*\napp +protocol +nodes +network +traces +predicted \\(s\\) +measured \\(s\\) +predicted/measured\n[- ]+\nsor +async +2 +achievable +1 +${_num} +${_num} +${_num}\n"
+     OR NOT _report MATCHES "\nwithin 15%: [0-4] of 4\n")
+    message(FATAL_ERROR "mp.bench_sweep: the report lacks rdsm sim's predictions beside the emu runs")
+  endif()
   if(NOT _report MATCHES "emu network achievable: the sweeps' base")
     message(FATAL_ERROR "mp.bench_sweep: the report does not say which network its ordinary tables are of")
   endif()
@@ -165,6 +180,10 @@ sys.exit("runs %r, expected %r" % (got, want) if got != want else "not run as as
   string(JSON _npoints LENGTH "${_sum}" sweeps 0 results 0 points)
   string(JSON _first GET "${_sum}" sweeps 0 results 0 points 0 slowdown)
   string(JSON _nab LENGTH "${_sum}" achievable_vs_best)
+  string(JSON _npred LENGTH "${_sum}" predicted_vs_measured)
+  if(NOT _npred EQUAL 4)
+    message(FATAL_ERROR "mp.bench_sweep: summary.json should hold 4 predicted vs measured rows, not ${_npred}")
+  endif()
   if(NOT _param STREQUAL "interrupt" OR NOT _npoints EQUAL 3 OR NOT _first EQUAL 1 OR NOT _nab EQUAL 1)
     message(FATAL_ERROR "mp.bench_sweep: summary.json should hold the sweep of interrupt (has ${_param}) with 3 "
                         "points (${_npoints}), the first of slowdown 1 (${_first}), and 1 achievable vs best row "

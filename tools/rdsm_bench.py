@@ -63,6 +63,15 @@ app runs one process per rank: -n N, not forked).  Per run
 the JSON then holds fabric, the fabric that ran (the launcher's record,
 else the one asked for).  Without --fabric no fabric is asked for: shm.
 
+--predict (with emu networks) also runs every configuration of two or more
+nodes once per repeat on the shm fabric with a timeline trace, just before
+its emu runs, and predicts its time at each network of the plan with `rdsm
+sim`'s replay (tools/rdsm_sim.py).  The JSON's "predictions" list holds, per
+traced run: the configuration, the traced run's parallel seconds, and per
+network its point and the predicted parallel seconds (the replay's
+prediction of the timed part, scaled to the program's own clock); rdsm
+report sets them beside the emu runs' medians.  The traces are not kept.
+
 A failing run (non-zero exit, timeout, no PASS) is recorded, the sweep goes
 on, the failures are listed at the end and the exit status is 1.
 
@@ -81,6 +90,7 @@ import tempfile
 import time
 
 import rdsm_emu
+import rdsm_sim
 from rdsm_build_query import find_program, launcher_protocols
 
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -137,6 +147,9 @@ def parse_args(argv):
                         "is the base of the sweeps (default with --sweep: %s)" % SWEEP_BASE_PRESET)
     p.add_argument("--emu", default="", metavar="P=V,...",
                    help="emu settings on top of every preset, as `rdsm run --emu` takes them")
+    p.add_argument("--predict", action="store_true",
+                   help="with emu networks: also trace every configuration of 2 or more nodes on shm and predict "
+                        "its time at each network with rdsm sim, for rdsm report to compare with the emu runs")
     p.add_argument("--apps-file", default=os.path.join(SCRIPT_DIR, "bench_apps.json"),
                    help="the app table (default: bench_apps.json next to this script)")
     a = p.parse_args(argv)
@@ -181,6 +194,8 @@ def parse_args(argv):
         a.emu_preset = [SWEEP_BASE_PRESET if a.sweep else "none"]
     if a.emu_preset is not None:
         a.emu_preset = list(dict.fromkeys(a.emu_preset))
+    if a.predict and a.emu_preset is None:
+        p.error("--predict: no network to predict for; give --emu-preset or --sweep")
     return a
 
 
@@ -420,6 +435,28 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
     return rec
 
 
+TRACE_POINT = "trace"  # the plan's entry for a traced shm run (--predict)
+
+
+def predict(trace_path, rec, points):
+    """rdsm sim's predictions of a traced run at each emu point: [{point, predicted_seconds}], or an error."""
+    handler = (rec.get("stats") or {}).get("handler") or "interrupt"
+    try:
+        lines = rdsm_sim.node_timelines(rdsm_sim.load_trace(trace_path))
+        measured = max(f["measured"] for f in rdsm_sim.simulate(lines, rdsm_sim.Network({}, False)).values())
+        out = []
+        for pt in points:
+            figs = rdsm_sim.simulate(lines, rdsm_sim.Network(pt["params"], handler == "interrupt"))
+            predicted = max(f["predicted"] for f in figs.values())
+            # The replay times the part between the statistics reset and read;
+            # the program's clock is scaled alike.
+            scale = rec["parallel_seconds"] / (measured / 1e9) if measured and rec.get("parallel_seconds") else None
+            out.append({"point": pt, "predicted_seconds": predicted / 1e9 * scale if scale else predicted / 1e9})
+        return out, None
+    except rdsm_sim.SimError as e:
+        return [], str(e)
+
+
 def main(argv):
     a = parse_args(argv)
     build = os.path.abspath(a.build)
@@ -483,12 +520,15 @@ def main(argv):
                     for n in a.nodes:
                         for th in a.threads:
                             for m in (memories if r % 2 == 0 else memories[::-1]):
+                                if a.predict and p != "hw" and n > 1 and th == 1:
+                                    plan.append((t, prog, s, p, n, th, r, m, TRACE_POINT))
                                 for pt in (points[:1] if p == "hw" else points):
                                     plan.append((t, prog, s, p, n, th, r, m, pt))
     plan = fabric_plan(plan, a.fabric)
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     runs = []
+    predictions = []
     unavailable = {}  # backend -> why it cannot run here
     skipped = 0
     progress = Progress(len(plan))
@@ -499,12 +539,31 @@ def main(argv):
                     skipped += 1
                     progress.step(0.0)
                     continue
+                traced = pt == TRACE_POINT
                 progress.show("%s %s %s%s%s%s n=%s rep %d" % (t["name"], s, p, "" if m is None else " " + m,
-                                                                 point_label(pt), "" if fabric is None else " " + fabric,
+                                                                 " traced for rdsm sim" if traced else point_label(pt),
+                                                                 "" if fabric is None else " " + fabric,
                                                                  shape_text(n, th), r + 1))
                 fork_join = bool(t.get("fork_join"))
                 # {nodes}: the workers, one per compute thread (a fork-join app forms them T to a node).
                 args = with_nodes(t["sizes"][s], n * th)
+                if traced:
+                    trace_path = os.path.join(tmpdir, "trace.json")
+                    launched = 1 if fork_join else n
+                    rec = run_one(rdsm, prog, args, p, launched, a.timeout, tmpdir,
+                                  with_nodes(t.get("launcher_args", {}).get(s, []), n * th) + ["--trace", trace_path],
+                                  m, None, th)
+                    pred = {"app": t["name"], "size": s, "protocol": p, "nodes": n, "threads": th, "repeat": r,
+                            "memory": rec.get("memory"), "memory_requested": m, "ok": rec["ok"],
+                            "error": rec["error"], "parallel_seconds": rec["parallel_seconds"], "predicted": []}
+                    if rec["ok"]:
+                        pred["predicted"], pred["error"] = predict(trace_path, rec, points)
+                        pred["ok"] = pred["error"] is None
+                    if os.path.exists(trace_path):
+                        os.unlink(trace_path)
+                    predictions.append(pred)
+                    progress.step(rec["wall_seconds"] or 0.0)
+                    continue
                 rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
                        "threads": th, "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
                 if pt is not None:
@@ -546,6 +605,9 @@ def main(argv):
         "notes": notes,
         "runs": runs,
     }
+    if a.predict:
+        doc["config"]["predict"] = True
+        doc["predictions"] = predictions
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1)
@@ -555,6 +617,12 @@ def main(argv):
     failed = [r for r in runs if not r["ok"]]
     print("%d runs, %d failed%s; wrote %s" % (len(runs), len(failed),
                                               ", %d skipped" % skipped if skipped else "", out))
+    bad_predictions = [q for q in predictions if not q["ok"]]
+    if predictions:
+        print("%d traced runs for rdsm sim, %d failed" % (len(predictions), len(bad_predictions)))
+    for q in bad_predictions:
+        print("  traced %s size %s, protocol %s, %d nodes, repeat %d: %s" % (
+            q["app"], q["size"], q["protocol"], q["nodes"], q["repeat"] + 1, q["error"]))
     for note in notes:
         print("note: " + note)
     if failed:
@@ -569,9 +637,9 @@ def main(argv):
                 r["error"]))
             for line in (r.get("output_tail") or "").splitlines():
                 print("      | " + line)
-    if len(runs) + skipped < len(plan):
+    if len(runs) + len(predictions) + skipped < len(plan):
         return 130
-    return 1 if failed else 0
+    return 1 if failed or bad_predictions else 0
 
 
 if __name__ == "__main__":

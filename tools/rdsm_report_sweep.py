@@ -11,7 +11,11 @@ fabric (rdsm bench --sweep / --emu-preset), after Bilas et al.:
 
   when the file holds runs at the study's "achievable" and "best" presets
   (Table 1.1), both unchanged by --emu settings: per app, protocol and
-  node count the time and speedup at each and their ratio (its Table 1.2).
+  node count the time and speedup at each and their ratio (its Table 1.2);
+
+  when the file holds predictions (rdsm bench --predict): per app,
+  protocol, node count and network the median time rdsm sim predicted from
+  the shm traces beside the median time of the emu runs, and their ratio.
 
 The sweep of a parameter is the runs at the base network (the other
 parameters' values) and those that vary it: the base point is a point of
@@ -206,11 +210,59 @@ class Study:
                                                "speedup achievable"], lead=len(self.row_header()))
         print()
 
+    # ---- rdsm sim against the emu runs (rdsm bench --predict) -------------------
+
+    def prediction_table(self):
+        """Per configuration traced for rdsm sim and network it was predicted at: the median predicted and the
+        median measured (emu) parallel time."""
+        rows = {}
+        for q in self.doc.get("predictions", []):
+            if not q.get("ok"):
+                continue
+            for x in q.get("predicted", []):
+                pt = x["point"]
+                key = (q["app"], q["size"], q["protocol"], q["nodes"], q["threads"], q.get("memory"),
+                       network_label({"emu_point": pt}))
+                rows.setdefault(key, {"point": pt, "predicted": []})["predicted"].append(x["predicted_seconds"])
+        out = []
+        for (app, size, protocol, nodes, threads, memory, label), v in rows.items():
+            measured = median([parallel_time(r) for r in self.ok
+                               if (r["app"], r["size"], r["protocol"]) == (app, size, protocol)
+                               and shape_of(r) == (nodes, threads) and memory_of(r) == memory
+                               and rdsm_emu.same_network(point_of(r).get("params"), v["point"].get("params"))])
+            predicted = median(v["predicted"])
+            out.append({"app": app, "size": size, "protocol": protocol, "nodes": nodes, "threads": threads,
+                        "memory": memory, "network": label, "predicted_seconds": predicted,
+                        "measured_seconds": measured, "traces": len(v["predicted"]),
+                        "predicted_over_measured": predicted / measured if predicted and measured else None})
+        groups = {g: i for i, g in enumerate(self.groups)}
+        order = order_protocols({x["protocol"] for x in out})
+        out.sort(key=lambda x: (groups.get((x["app"], x["size"]), len(groups)), order.index(x["protocol"]),
+                                x["nodes"], x["threads"], x["memory"] or ""))
+        return out
+
+    def print_predictions(self):
+        table = self.prediction_table()
+        if not table:
+            return
+        print("== rdsm sim against the emu fabric: the median prediction from shm traces (rdsm bench --predict) and "
+              "the median emu run, parallel time")
+        rows = [self.row_cells((x["app"], x["size"]), (x["protocol"], (x["nodes"], x["threads"]), x["memory"])) +
+                [x["network"], "%d" % x["traces"], fmt_seconds(x["predicted_seconds"]),
+                 fmt_seconds(x["measured_seconds"]), fmt(x["predicted_over_measured"], "%.2f")] for x in table]
+        print_table(rows, self.row_header() + ["network", "traces", "predicted (s)", "measured (s)",
+                                               "predicted/measured"], lead=len(self.row_header()))
+        within = [x for x in table if x["predicted_over_measured"] is not None]
+        if within:
+            close = sum(1 for x in within if abs(x["predicted_over_measured"] - 1) <= 0.15)
+            print("within 15%%: %d of %d" % (close, len(within)))
+        print()
+
     # ---- output -----------------------------------------------------------------
 
     def empty(self):
-        """Neither a sweep nor both presets: nothing to print."""
-        return not self.params and not self.preset_table()
+        """Neither a sweep nor both presets nor predictions: nothing to print."""
+        return not self.params and not self.preset_table() and not self.prediction_table()
 
     def print_all(self, brief=False):
         if self.params:
@@ -218,6 +270,7 @@ class Study:
         for param in self.params:
             self.print_sweep(param, brief)
         self.print_presets()
+        self.print_predictions()
 
     def summary(self):
         sweeps = []
@@ -232,7 +285,8 @@ class Study:
                                              "slowdown": sd} for v, t, sd in self.slowdowns(param, g, key)]})
             sweeps.append({"param": param, "base": self.base, "values": [rdsm_emu.format_value(param, v) for v in vs],
                            "reference": rdsm_emu.format_value(param, vs[0]) if vs else None, "results": rows})
-        return {"sweeps": sweeps, "achievable_vs_best": self.preset_table()}
+        return {"sweeps": sweeps, "achievable_vs_best": self.preset_table(),
+                "predicted_vs_measured": self.prediction_table()}
 
     def plot(self, plt, out_dir):
         """sweep_PARAM.png per swept parameter; returns the paths written."""

@@ -43,6 +43,7 @@ Python 3 standard library only.
 
 import argparse
 import bisect
+import heapq
 import json
 import os
 import sys
@@ -107,6 +108,7 @@ def node_timelines(events, until_barrier=True):
     # Where each node's timed part ends: the program reads its statistics
     # when it stops its clock (the apps do), else its last barrier.
     stop = {n: min((t for t in reads.get(n, []) if t >= start.get(n, 0.0)), default=None) for n in tid_of}
+    answers = message_answers(events)
     lines = {}
     for node, tid in tid_of.items():
         spans = []
@@ -118,8 +120,11 @@ def node_timelines(events, until_barrier=True):
                 continue
             if e.get("ph") == "X":
                 spans.append(Span(e["name"], t0, t0 + e.get("dur", 0.0) * 1e3, e.get("args") or {}))
-            elif e.get("ph") == "i" and e.get("name") == "send":
-                spans.append(Span("send", t0, t0, e.get("args") or {}))
+            elif e.get("ph") == "i" and e.get("name") in ("send", "ops"):
+                args = dict(e.get("args") or {})
+                if e["name"] == "send" and (node, tid, e["ts"]) in answers:
+                    args["answer_at"], args["answer_bytes"] = answers[(node, tid, e["ts"])]
+                spans.append(Span(e["name"], t0, t0, args))
         # Parents before children: earlier start first, longer first.
         spans.sort(key=lambda s: (s.t0, -(s.t1 - s.t0)))
         top, stack = [], []
@@ -131,7 +136,7 @@ def node_timelines(events, until_barrier=True):
             else:
                 stack.clear()
                 top.append(s)
-            if s.name != "send":
+            if s.name not in ("send", "ops"):
                 stack.append(s)
         # Without a statistics read, the timed part ends at the last barrier
         # (what follows is a program's check), or at the last event.
@@ -141,6 +146,41 @@ def node_timelines(events, until_barrier=True):
         end = stop[node] if stop[node] is not None else (top[last].t1 if top else begin)
         lines[node] = {"start": begin, "spans": top[:last + 1], "last": last, "end": end}
     return lines
+
+
+def message_answers(events):
+    """{(node, thread, ts) of a send: (ns, bytes)}: for each message, the
+    answer to it, if there was one: the message the handler that took it
+    sent back to the sender, and when the sender's node took that one.
+    The trace links each message's send to the handler run that took it
+    (its flow events)."""
+    flow_s, flow_f = {}, {}
+    for e in events:
+        if e.get("name") == "message" and "id" in e:
+            (flow_s if e.get("ph") == "s" else flow_f)[e["id"]] = (e.get("pid"), e.get("tid"), e.get("ts"))
+    handler_end = {(e.get("pid"), e.get("tid"), e.get("ts")): (e["ts"] + e.get("dur", 0.0), e.get("args") or {})
+                   for e in events if e.get("ph") == "X" and e.get("name") == "handler"}
+    sends = {}  # (node, thread) -> sorted [(ts, id, to)]
+    for fid, (pid, tid, ts) in flow_s.items():
+        sends.setdefault((pid, tid), []).append((ts, fid))
+    for v in sends.values():
+        v.sort()
+    out = {}
+    for fid, (pid, tid, ts) in flow_s.items():
+        took = flow_f.get(fid)
+        if not took or took not in handler_end:
+            continue
+        end, _ = handler_end[took]
+        peer_sends = sends.get((took[0], took[1]), [])
+        i = bisect.bisect_left(peer_sends, (took[2], ""))
+        for t, rid in peer_sends[i:]:
+            if t > end:
+                break
+            back = flow_f.get(rid)
+            if back and back[0] == pid and back in handler_end:
+                out[(pid, tid, ts)] = (back[2] * 1e3, int(handler_end[back][1].get("bytes", 0)))
+                break
+    return out
 
 
 class Network:
@@ -213,9 +253,10 @@ def extrapolate(lines, nodes, comm):
     events keep their number and cost (comm "fixed": each node exchanges
     as much with the others as in the trace, as a nearest-neighbour
     exchange of block boundaries does), or shrink with its share of the
-    data (comm "scaled": the pages fetched, the diffs and the events' own
-    time scaled by n / nodes, as in an all-to-all exchange such as a
-    transpose).  A barrier's wake-up after the last arrival stays as
+    data (comm "scaled", as in an all-to-all exchange such as a
+    transpose): n / nodes of its faults are kept, each as traced, and the
+    other events' diffs, operations, bytes and own time are scaled by
+    n / nodes.  A barrier's wake-up after the last arrival stays as
     traced."""
     traced = sorted(lines)
     n = len(traced)
@@ -225,30 +266,46 @@ def extrapolate(lines, nodes, comm):
     f = n / nodes
     fe = f if comm == "scaled" else 1.0
 
-    def scaled_args(sp):
+    def scaled_args(sp, m, t, shrink):
         a = dict(sp.args)
-        if comm == "scaled":
-            for key in ("pages", "diffs", "diff_bytes"):
+        if sp.name in ("ops", "send") and "to" in a:
+            # The peer at the same distance, in the larger job: traced node
+            # t's peer p becomes node m + (p - t) M / n, so that every node
+            # talks to its own peers and no NI takes the whole job's traffic.
+            a["to"] = (m + (int(a["to"]) - t) * nodes // n) % nodes
+        if shrink:
+            for key in ("pages", "diffs", "diff_bytes") + (("count", "bytes") if sp.name == "ops" else ()):
                 if key in a:
                     a[key] = max(1, int(round(a[key] * f))) if a[key] else 0
         return a
 
-    def copy(sp, origin, base):
-        # A span at the same offset from its parent, scaled.
-        t0 = base + (sp.t0 - origin) * fe
-        c = Span(sp.name, t0, t0 + (sp.t1 - sp.t0) * (fe if sp.name not in ("barrier wait",) else 1.0),
-                 scaled_args(sp))
-        c.children = [copy(ch, sp.t0, t0) for ch in sp.children]
+    def copy(sp, origin, base, m, t, scale):
+        # A span at the same offset from its parent, its time and (scale <
+        # 1) what it moves scaled.
+        t0 = base + (sp.t0 - origin) * scale
+        c = Span(sp.name, t0, t0 + (sp.t1 - sp.t0) * (scale if sp.name not in ("barrier wait",) else 1.0),
+                 scaled_args(sp, m, t, scale < 1.0))
+        c.children = [copy(ch, sp.t0, t0, m, t, scale) for ch in sp.children]
         return c
 
     out = {}
     for m in range(nodes):
-        src = lines[traced[m * n // nodes]]
+        t = m * n // nodes
+        src = lines[traced[t]]
         clock, prev = 0.0, src["start"]
         spans = []
+        share = 0.0  # comm "scaled": the faults owed so far, n / nodes of those traced
         for sp in src["spans"]:
             clock += max(0.0, sp.t0 - prev) * f
-            c = copy(sp, sp.t0, clock)
+            scale = fe
+            if comm == "scaled" and sp.name in ("read fault", "write fault"):
+                share += f
+                if share < 1.0:
+                    prev = sp.t1
+                    continue
+                share -= 1.0
+                scale = 1.0
+            c = copy(sp, sp.t0, clock, m, t, scale)
             spans.append(c)
             clock = c.t1
             prev = sp.t1
@@ -257,21 +314,89 @@ def extrapolate(lines, nodes, comm):
     return out
 
 
+def descendants(span):
+    """The span and every span nested in it, at any depth."""
+    out, todo = [], [span]
+    while todo:
+        s = todo.pop()
+        out.append(s)
+        todo.extend(s.children)
+    return out
+
+
+class Nics:
+    """Every node's NI as the emu fabric serialises it: a transfer claims the
+    sending NI and then, cut-through, the receiving one; a claim waits for
+    the NI's previous claim to end, in the order the operations are issued
+    (the replay issues them in the order of their simulated times)."""
+
+    def __init__(self, net):
+        self.net = net
+        self.free = {}
+        self.idle = not net.occ and not net.bw  # free NIs: a transfer costs the latency alone
+
+    def claim(self, node, ready, busy):
+        start = max(ready, self.free.get(node, 0.0))
+        self.free[node] = start + busy
+        return start
+
+    def transfer(self, src, dst, nbytes, ready):
+        """When `nbytes` sent from src at `ready` have arrived at dst."""
+        if self.idle:
+            return ready + self.net.lat
+        busy = self.net.nic(nbytes)
+        out = self.claim(src, ready, busy)
+        return self.claim(dst, out + self.net.lat, busy) + busy
+
+    def ops(self, me, op, peer, count, nbytes, t):
+        """Replays `count` one-sided operations of one class to one peer,
+        issued from `t`, each after the previous one; returns when the last
+        has completed (posted writes: when the last has arrived, as at the
+        flush that follows the writes of a release)."""
+        each = nbytes // count if count else 0
+        last = t
+        for _ in range(count):
+            t += self.net.h
+            if op == "put":
+                last = self.transfer(me, peer, each, t)
+            else:
+                t = self.transfer(peer, me, each, self.transfer(me, peer, 0, t))
+                last = t
+        return max(t, last)
+
+
 def simulate(lines, net):
-    """Replays every node's timeline; returns {node: figures}."""
+    """Replays every node's timeline; returns {node: figures}.
+
+    Each node's replay runs as a generator that stops before every group of
+    one-sided operations (and at barriers and locks); the scheduler always
+    resumes the node whose simulated clock is earliest, so the nodes' claims
+    on the NIs come in simulated time order, as their operations would
+    reach a busy NI.  A trace without operation records (written before
+    they were recorded, or on the mpi fabric) is charged per event by
+    span_charge, with no NI queueing."""
     nodes = sorted(lines)
+    with_ops = any(c.name == "ops" for n in nodes for s in lines[n]["spans"] for c in descendants(s))
+    nics = Nics(net)
     # Locks: who holds each lock id after whom, in the trace's order (by
     # the time each acquisition completed), and where each holder
     # releases it (its next release span after the acquisition).
     holds = {}
     for n in nodes:
         spans = lines[n]["spans"]
+        # The holder hands the lock on at the end of its unlock of that lock
+        # (traces before unlocks were recorded: its next release).
+        unlocks = {}
+        for i, s in enumerate(spans):
+            if s.name == "unlock":
+                unlocks.setdefault(s.args.get("lock"), []).append(i)
         release_at = [i for i, s in enumerate(spans) if s.name == "release"
                       or any(c.name == "release" for c in s.children)]
         for i, s in enumerate(spans):
             if s.name == "lock" and s.args.get("acquired"):
-                j = bisect.bisect_right(release_at, i)
-                holds.setdefault(s.args.get("lock"), []).append((s.t1, n, i, release_at[j] if j < len(release_at) else None))
+                at = unlocks.get(s.args.get("lock"), []) if unlocks else release_at
+                j = bisect.bisect_right(at, i)
+                holds.setdefault(s.args.get("lock"), []).append((s.t1, n, i, at[j] if j < len(at) else None))
     order = {}  # (node, span index) -> (lock, position)
     for lock, hs in holds.items():
         hs.sort()
@@ -280,11 +405,17 @@ def simulate(lines, net):
     released = {}  # (lock, position) -> simulated end of the holder's release
     release_of = {(n, r): (lock, pos) for lock, hs in holds.items() for pos, (_, n, _, r) in enumerate(hs)
                   if r is not None}
-    # A lock span's uncontended cost: the node's quickest acquisitions.
-    base_lock = {}
+    # A lock span's uncontended cost: the node's quickest acquisitions, and
+    # the atomic operations of one (those of a quick one: more are spins on
+    # a held lock).
+    base_lock, lock_atomics = {}, {}
     for n in nodes:
         d = sorted(s.t1 - s.t0 for s in lines[n]["spans"] if s.name == "lock")
         base_lock[n] = d[len(d) // 10] if d else 0.0
+        a = sorted(x for x in (sum(int(c.args.get("count", 0)) for c in descendants(s) if c.name == "ops" and
+                                   c.args.get("op") == "atomic")
+                               for s in lines[n]["spans"] if s.name == "lock" and s.args.get("acquired")) if x)
+        lock_atomics[n] = a[len(a) // 10] if a else 0  # of the locks held elsewhere (others cost none)
     # Barriers: the k-th barrier wait of every node is one barrier.  A node
     # leaves it, after the last one arrived, as long after as it did in
     # the trace (the barrier's own protocol, and the time a waiting node
@@ -304,69 +435,154 @@ def simulate(lines, net):
     # completed in the trace (the hand-off on this machine), if it waited.
     end_of = {(n, i): s.t1 for n in nodes for i, s in enumerate(lines[n]["spans"])}
 
-    clock = {n: lines[n]["start"] for n in nodes}
-    prev_end = {n: lines[n]["start"] for n in nodes}  # measured end of the last replayed span
-    pos = {n: 0 for n in nodes}
     fig = {n: {"compute": 0.0, "events": 0.0, "charges": 0.0, "lock_wait": 0.0, "barrier_wait": 0.0} for n in nodes}
     end_sim = {n: lines[n]["start"] for n in nodes}
-    arrived = {}  # barrier k -> {node: simulated arrival}
-    bar_k = {n: 0 for n in nodes}
-    done = set()
-    while len(done) < len(nodes):
-        progressed = False
-        for n in nodes:
-            if n in done:
-                continue
-            spans = lines[n]["spans"]
-            while pos[n] < len(spans):
-                i = pos[n]
-                s = spans[i]
-                gap = max(0.0, s.t0 - prev_end[n])
-                if s.name == "barrier wait":
-                    k = bar_k[n]
-                    arr = arrived.setdefault(k, {})
-                    if n not in arr:
-                        arr[n] = clock[n] + gap
-                    if len(arr) < len(nodes):
-                        break  # waits for the others
-                    leave = max(arr.values()) + s.args["leave_after"] + span_charge(s, net)
-                    fig[n]["compute"] += gap
-                    fig[n]["barrier_wait"] += leave - arr[n]
-                    clock[n] = leave
-                    bar_k[n] += 1
-                elif s.name == "lock" and (n, i) in order:
-                    lock, p = order[(n, i)]
-                    if p > 0 and (lock, p - 1) not in released:
-                        holder = holds[lock][p - 1]
-                        if holder[3] is not None:
-                            break  # the previous holder has not released it yet
-                    start = clock[n] + gap
-                    own = base_lock[n] + span_charge(s, net)
-                    ready = start + own
-                    if p > 0 and (lock, p - 1) in released:
-                        prev = holds[lock][p - 1]
-                        handoff = max(0.0, s.t1 - end_of[(prev[1], prev[3])]) if prev[3] is not None else 0.0
-                        ready = max(ready, released[(lock, p - 1)] + handoff + net.lat + net.nic(0))
-                    fig[n]["compute"] += gap
-                    fig[n]["lock_wait"] += ready - start
-                    clock[n] = ready
-                else:
-                    c = span_charge(s, net)
-                    fig[n]["compute"] += gap
-                    fig[n]["events"] += s.t1 - s.t0
-                    fig[n]["charges"] += c
-                    clock[n] += gap + (s.t1 - s.t0) + c
-                if (n, i) in release_of:
-                    released[release_of[(n, i)]] = clock[n]
-                if i == lines[n]["last"]:
-                    end_sim[n] = clock[n]
-                prev_end[n] = s.t1
-                pos[n] += 1
-                progressed = True
-            if pos[n] >= len(spans):
-                done.add(n)
-        if not progressed and len(done) < len(nodes):
-            raise SimError("the replay cannot go on: a lock or barrier waits for a node whose trace ended")
+
+    def timed_span(n, s, clock, local=None, atomics=None):
+        """Replays a span that is not a barrier wait from `clock`: its own
+        time (`local`, else as traced) and its operations, each group
+        issued as far into the span as in the trace (at once, for a lock
+        replayed from its hand-off), at most `atomics` round trips of the
+        atomic class (a lock's acquisition: the spinning on a held lock is
+        the wait, not its cost); yields before each group; returns its end
+        and what the network added."""
+        local = s.t1 - s.t0 if local is None else local
+        if not with_ops:
+            c = span_charge(s, net)
+            return clock + local + c, c
+        extra = 0.0
+        groups = sorted((c for c in descendants(s) if c.name in ("ops", "send")), key=lambda c: c.t0)
+        waits = []  # (peer, arrival, answer's bytes or None) of each message sent
+        for g in groups:
+            issue = clock + extra + (g.t0 - s.t0 if atomics is None else 0.0)
+            if g.name == "ops":
+                count = int(g.args.get("count", 0))
+                nbytes = int(g.args.get("bytes", 0))
+                if atomics is not None and g.args.get("op") == "atomic":
+                    keep = min(count, atomics)
+                    atomics -= keep
+                    nbytes, count = nbytes * keep // count if count else 0, keep
+                if not count:
+                    continue
+                yield issue
+                done = nics.ops(n, g.args.get("op"), int(g.args.get("to", 0)), count, nbytes, issue)
+            else:  # a message: the sender's overhead; its handler is interrupted when it arrives
+                yield issue
+                done = issue + net.h
+                waits_from = g.t0
+                answered = g.args.get("answer_bytes") if g.args.get("answer_at", float("inf")) <= s.t1 else None
+                waits.append((int(g.args.get("to", 0)), nics.transfer(n, int(g.args.get("to", 0)),
+                                                                        int(g.args.get("bytes", 0)) + MSG_HEADER,
+                                                                        done) + net.intr, answered))
+            extra += done - issue
+        if waits:
+            # A span waits for the answers to its messages that its node
+            # took before the span ended (a page, a lock grant, the
+            # acknowledgement of diffs): each answer's flight after its
+            # request's, with the handlers' interrupts.  The traced time
+            # holds the shm fabric's own delivery of both; the network's
+            # comes on top (as the emu fabric adds it).
+            sent = clock + extra + (waits_from - s.t0 if atomics is None else 0.0)  # the last one, after its overhead
+            last = sent
+            for peer, arrival, answered in waits:
+                if answered is not None:
+                    last = max(last, nics.transfer(peer, n, answered + MSG_HEADER, arrival + net.h) + net.intr)
+            extra += last - sent
+        return clock + local + extra, extra
+
+    def drive(gen):
+        """Runs a span's replay, stopping at each group of operations until
+        the other nodes' clocks have caught up; returns what it returns."""
+        try:
+            while True:
+                at = next(gen)
+                yield ("at", at)
+        except StopIteration as stop:
+            return stop.value
+
+    def replay(n):
+        spans = lines[n]["spans"]
+        clock = lines[n]["start"]
+        prev_end = lines[n]["start"]
+        for i, s in enumerate(spans):
+            gap = max(0.0, s.t0 - prev_end)
+            fig[n]["compute"] += gap
+            clock += gap
+            if s.name == "barrier wait":
+                leave = yield ("barrier", clock)
+                leave += s.args["leave_after"] + span_charge(s, net)
+                fig[n]["barrier_wait"] += leave - clock
+                clock = leave
+            elif s.name == "lock" and (n, i) in order:
+                # A lock that was free when asked for takes as long as in
+                # the trace; one that was held (in the trace) is acquired
+                # as long after the holder's release as then, and at least
+                # the node's quickest acquisition time after asking.  Then
+                # what the network charges for the acquisition's
+                # operations.
+                lock, p = order[(n, i)]
+                start, ready = clock, clock + s.t1 - s.t0
+                if p > 0:
+                    prev = holds[lock][p - 1]
+                    if prev[3] is not None:
+                        at = yield ("lock", (lock, p - 1))
+                        prev_end = end_of[(prev[1], prev[3])]
+                        if prev_end > s.t0:  # it waited for the holder
+                            # (the hand-off is negative when the lock was
+                            # handed on before the holder's unlock ended)
+                            ready = max(start + base_lock[n], at + s.t1 - prev_end +
+                                        (0.0 if with_ops else net.lat + net.nic(0)))
+                        else:  # free then, maybe held now
+                            ready = max(ready, at + min(base_lock[n], s.t1 - s.t0))
+                ready, _ = yield from drive(timed_span(n, s, ready, 0.0, lock_atomics[n] if with_ops else None))
+                fig[n]["lock_wait"] += ready - start  # the network's part included
+                clock = ready
+            else:
+                fig[n]["events"] += s.t1 - s.t0
+                clock, added = yield from drive(timed_span(n, s, clock))
+                fig[n]["charges"] += added
+            if (n, i) in release_of:
+                released[release_of[(n, i)]] = clock
+                yield ("released", release_of[(n, i)])
+            if i == lines[n]["last"]:
+                end_sim[n] = clock
+            prev_end = s.t1
+
+    # The scheduler: resume the node with the earliest clock.
+    gens = {n: replay(n) for n in nodes}
+    ready = [(lines[n]["start"], n, None) for n in nodes]  # a heap: (clock, node, value to resume it with)
+    heapq.heapify(ready)
+    at_barrier = {}  # node -> arrival, at the barrier being gathered
+    lock_waiters = {}  # (lock, position) -> [node, ...] waiting for that holder's release
+    running = set(nodes)
+    while ready:
+        _, n, value = heapq.heappop(ready)
+        try:
+            req = gens[n].send(value) if value is not None else next(gens[n])
+        except StopIteration:
+            running.discard(n)
+            continue
+        kind, arg = req
+        if kind == "at":
+            heapq.heappush(ready, (arg, n, None))
+        elif kind == "barrier":
+            at_barrier[n] = arg
+            if len(at_barrier) == len(nodes):
+                last = max(at_barrier.values())
+                for m in at_barrier:
+                    heapq.heappush(ready, (last, m, last))
+                at_barrier = {}
+        elif kind == "lock":
+            if arg in released:
+                heapq.heappush(ready, (released[arg], n, released[arg]))
+            else:
+                lock_waiters.setdefault(arg, []).append(n)
+        elif kind == "released":
+            for m in lock_waiters.pop(arg, []):
+                heapq.heappush(ready, (released[arg], m, released[arg]))
+            heapq.heappush(ready, (released[arg], n, None))
+    if running:
+        raise SimError("the replay cannot go on: a lock or barrier waits for a node whose trace ended")
     out = {}
     for n in nodes:
         spans = lines[n]["spans"]

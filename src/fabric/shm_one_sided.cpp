@@ -10,8 +10,17 @@
 #include "fabric/masked_copy.hpp"
 #include "fabric/shm_fabric.hpp"
 #include "stats/stats.hpp"
+#include "stats/trace.hpp"
 
 namespace rdsm::fabric {
+
+namespace {
+// What rdsm sim charges a network for (stats/trace.hpp): operations on
+// other nodes only, with the bytes that would travel.
+void traced(NodeId self, NodeId peer, trace::OpClass k, uint64_t bytes) {
+  if (peer != self) trace::count_op(peer, k, bytes);
+}
+}  // namespace
 
 void ShmFabric::check_node(const char *op, NodeId node) const {
   if (node < 0 || node >= nodes_) fatal("fabric %s: node %d is not in the job (nodes 0..%d)", op, node, nodes_ - 1);
@@ -36,6 +45,7 @@ uint64_t *ShmFabric::target_word(const char *op, NodeId node, SegmentId seg, uin
 
 void ShmFabric::put(NodeId dst, SegmentId seg, uint64_t off, const void *src, size_t n) {
   uint8_t *p = target("put", dst, seg, off, n);
+  traced(rank_, dst, trace::OpClass::put, n);
   if (n) memcpy(p, src, n);
 }
 
@@ -43,6 +53,11 @@ void ShmFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t coun
   if (count == 0) return;
   // One operation: the target is checked piece by piece, counted once.
   uint8_t *base = target("putv", dst, seg, 0, 0);
+  if (trace::on()) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < count; ++i) bytes += pieces[i].n;
+    traced(rank_, dst, trace::OpClass::put, bytes);
+  }
   mapped::putv(base, segs_[seg].bytes, seg, dst, pieces, count);
 }
 
@@ -50,27 +65,37 @@ void ShmFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *
                            size_t n) {
   if (n % 64) fatal("fabric put_masked: %zu bytes is not a multiple of 64", n);
   uint8_t *p = target("put_masked", dst, seg, off, n);
+  if (trace::on()) {  // only the bytes the mask selects travel
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n / 64; ++i) bytes += (uint64_t)__builtin_popcountll(mask[i]);
+    traced(rank_, dst, trace::OpClass::put, bytes);
+  }
   masked_copy(p, static_cast<const uint8_t *>(src), mask, n);
 }
 
 void ShmFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {
   const uint8_t *p = target("get", src, seg, off, n);
+  traced(rank_, src, trace::OpClass::get, n);
   if (n) memcpy(dst, p, n);
 }
 
 void ShmFabric::get_fresh(NodeId src, SegmentId seg, uint64_t off, const Segment &into, uint64_t into_off, size_t n) {
+  traced(rank_, src, trace::OpClass::get, n);
   mapped::get_fresh(target("get", src, seg, off, n), into, into_off, n);
 }
 
 uint64_t ShmFabric::cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) {
+  traced(rank_, dst, trace::OpClass::atomic, 8);
   return mapped::cas(target_word("cas", dst, seg, off), expected, desired);
 }
 
 uint64_t ShmFabric::fetch_add(NodeId dst, SegmentId seg, uint64_t off, uint64_t value) {
+  traced(rank_, dst, trace::OpClass::atomic, 8);
   return mapped::fetch_add(target_word("fetch_add", dst, seg, off), value);
 }
 
 uint64_t ShmFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
+  traced(rank_, dst, trace::OpClass::atomic, 8);
   return mapped::atomic_load(target_word("atomic_load", dst, seg, off));
 }
 

@@ -33,6 +33,7 @@ bool Sc::try_lock(int id) {
 
 void Sc::unlock(int id) {
   if (!locks_->held(id)) api_error("rdsm_unlock", "lock %d is not held by this node", id);
+  trace::Span span(trace::Kind::unlock, (uint32_t)id);
   f_.poll();
   locks_->release(id, {});
 }

@@ -53,6 +53,7 @@ bool Hlrc::take_lock(int id, bool try_only) {
 
 void Hlrc::unlock(int id) {
   if (!locks_->held(id)) api_error("rdsm_unlock", "lock %d is not held by this node", id);
+  trace::Span span(trace::Kind::unlock, (uint32_t)id);
   std::lock_guard<std::mutex> gate(sync_mu_);
   f_.poll();
   release_gated();

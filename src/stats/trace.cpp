@@ -42,6 +42,20 @@ std::atomic<uint32_t> g_recv_seq[kMaxNodes];
 thread_local Slot *t_slot = nullptr;
 thread_local uint32_t t_generation = 0;
 
+// The calling thread's one-sided operations since its last record, per
+// peer and class: a few entries, since a span rarely talks to many peers
+// (a full table is written out early).
+struct OpTally {
+  uint32_t count;
+  uint16_t peer;
+  uint8_t cls;
+  uint64_t bytes;
+};
+constexpr int kTallies = 16;
+thread_local OpTally t_tally[kTallies];
+thread_local int t_tallies = 0;
+thread_local uint32_t t_tally_generation = 0;
+
 Slot *my_slot() {
   if (t_slot && t_generation == g_generation) return t_slot;
   uint32_t i = g_claimed.fetch_add(1, std::memory_order_relaxed);
@@ -81,6 +95,37 @@ void detail::append(const Event &e) {
   Event *slot_events = g_events + (size_t)(s - g_slots) * kSlotEvents;
   slot_events[n] = e;
   s->count.store(n + 1, std::memory_order_release);
+}
+
+void detail::flush_ops(uint64_t at) {
+  if (t_tally_generation != g_generation) {  // counted before this node's trace began
+    t_tallies = 0;
+    t_tally_generation = g_generation;
+    return;
+  }
+  int n = t_tallies;
+  t_tallies = 0;
+  for (int i = 0; i < n; ++i) {
+    const OpTally &o = t_tally[i];
+    append(Event{at, 0, o.bytes, o.count, o.peer, (uint8_t)Kind::ops, o.cls});
+  }
+}
+
+void detail::tally_op(int peer, OpClass k, uint64_t bytes) {
+  if (t_tally_generation != g_generation) {
+    t_tallies = 0;
+    t_tally_generation = g_generation;
+  }
+  for (int i = 0; i < t_tallies; ++i) {
+    OpTally &o = t_tally[i];
+    if (o.peer == peer && o.cls == (uint8_t)k) {
+      ++o.count;
+      o.bytes += bytes;
+      return;
+    }
+  }
+  if (t_tallies == kTallies) flush_ops(now_ns());
+  t_tally[t_tallies++] = OpTally{1, (uint16_t)peer, (uint8_t)k, bytes};
 }
 
 void sent(int peer, uint8_t type, uint64_t bytes) {

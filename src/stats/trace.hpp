@@ -36,8 +36,15 @@ enum class Kind : uint8_t {
   send,              // a: bytes, b: destination, flags: message type, c: flow id
   stats_reset,       // the statistics start again here (rdsm_reset_stats)
   stats_read,        // the program read its statistics (rdsm_get_stats): where it stops its clock
+  ops,               // one-sided operations to one peer since the last record: a: how many, b: the peer,
+                     // c: bytes read or written, flags: OpClass
+  unlock,            // a: lock id; the release it makes and handing the lock on
   count
 };
+
+// What a one-sided operation costs a network, for `rdsm sim`: a round trip
+// carrying a word back, a round trip carrying data back, or a posted write.
+enum class OpClass : uint8_t { atomic, get, put };
 
 struct Event {
   uint64_t t0;   // ns, monotonic clock
@@ -53,15 +60,28 @@ static_assert(sizeof(Event) == 32);
 namespace detail {
 extern bool g_on;
 void append(const Event &e);
+void tally_op(int peer, OpClass k, uint64_t bytes);
+void flush_ops(uint64_t at);
 }  // namespace detail
 
 inline bool on() { return detail::g_on; }
 
-// Async-signal-safe.  t1 < t0 is taken as an instant.
+// Async-signal-safe.  t1 < t0 is taken as an instant.  The one-sided
+// operations counted since the last record are written first, as `ops`
+// records inside this one (just before its end), so that each span holds
+// the operations it made (a fault's fetch its reads, a release its diffs).
 inline void record(Kind k, uint64_t t0, uint64_t t1, uint32_t a = 0, uint16_t b = 0, uint64_t c = 0,
                    uint8_t flags = 0) {
   if (!detail::g_on) return;
+  if (k != Kind::send) detail::flush_ops(t1 > t0 ? t1 - 1 : t0 - 1);
   detail::append(Event{t0, t1 > t0 ? t1 - t0 : 0, c, a, b, (uint8_t)k, flags});
+}
+
+// A one-sided operation of the calling thread to another node (the fabric
+// calls it; async-signal-safe).  Counted per peer and class, and written
+// at the thread's next record.
+inline void count_op(int peer, OpClass k, uint64_t bytes) {
+  if (detail::g_on) detail::tally_op(peer, k, bytes);
 }
 
 // The start time of a span, or 0 when tracing is off (no clock read).

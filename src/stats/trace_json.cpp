@@ -84,7 +84,7 @@ bool read_part(const std::string &file, Parts &parts) {
 const char *kind_name(uint8_t k) {
   static const char *const names[] = {"read fault", "write fault", "fetch",   "release", "acquire",           "lock",
                                       "barrier wait", "barrier protocol", "handler", "send", "statistics reset",
-                                      "statistics read"};
+                                      "statistics read", "ops", "unlock"};
   static_assert(sizeof names / sizeof *names == (size_t)Kind::count);
   return k < (uint8_t)Kind::count ? names[k] : "unknown";
 }
@@ -93,7 +93,8 @@ const char *kind_category(uint8_t k) {
   switch ((Kind)k) {
     case Kind::read_fault:
     case Kind::write_fault: return "fault";
-    case Kind::fetch: return "data";
+    case Kind::fetch:
+    case Kind::ops: return "data";
     case Kind::handler:
     case Kind::send: return "message";
     default: return "sync";
@@ -107,8 +108,15 @@ void write_args(FILE *o, const Event &e) {
     case Kind::fetch: fprintf(o, "{\"page\":%u,\"home\":%u,\"pages\":%llu}", e.a, e.b, (unsigned long long)e.c); break;
     case Kind::release: fprintf(o, "{\"diffs\":%u,\"diff_bytes\":%llu}", e.a, (unsigned long long)e.c); break;
     case Kind::lock: fprintf(o, "{\"lock\":%u,\"acquired\":%s}", e.a, e.flags ? "true" : "false"); break;
+    case Kind::unlock: fprintf(o, "{\"lock\":%u}", e.a); break;
     case Kind::handler: fprintf(o, "{\"type\":%u,\"from\":%u,\"bytes\":%u}", e.flags, e.b, e.a); break;
     case Kind::send: fprintf(o, "{\"type\":%u,\"to\":%u,\"bytes\":%u}", e.flags, e.b, e.a); break;
+    case Kind::ops: {
+      static const char *const cls[] = {"atomic", "get", "put"};
+      fprintf(o, "{\"op\":\"%s\",\"to\":%u,\"count\":%u,\"bytes\":%llu}", e.flags < 3 ? cls[e.flags] : "?", e.b,
+              e.a, (unsigned long long)e.c);
+      break;
+    }
     default: fputs("{}", o);
   }
 }
@@ -140,11 +148,12 @@ bool write_json(FILE *o, const Parts &parts) {
       double ts = (double)(e.t0 - base) / 1000.0;
       sep();
       bool instant = e.kind == (uint8_t)Kind::send || e.kind == (uint8_t)Kind::stats_reset ||
-                     e.kind == (uint8_t)Kind::stats_read;
+                     e.kind == (uint8_t)Kind::stats_read || e.kind == (uint8_t)Kind::ops;
       fprintf(o, "{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,", kind_name(e.kind),
               kind_category(e.kind), t.rank, t.tid, ts);
       if (instant)
-        fprintf(o, "\"ph\":\"i\",\"s\":\"%s\",", e.kind == (uint8_t)Kind::send ? "t" : "p");
+        fprintf(o, "\"ph\":\"i\",\"s\":\"%s\",",
+                e.kind == (uint8_t)Kind::send || e.kind == (uint8_t)Kind::ops ? "t" : "p");
       else
         fprintf(o, "\"ph\":\"X\",\"dur\":%.3f,", (double)e.dur / 1000.0);
       fputs("\"args\":", o);

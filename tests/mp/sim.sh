@@ -80,6 +80,33 @@ run_cmd 60 "$RDSM" sim "$TRACE" --nodes 4
 expect_status 2
 expect_stderr "the trace takes locks: only a program that synchronises by barriers alone can be extrapolated"
 
+# The NIs' queues: two nodes fetch a page from each other at the same
+# moment over NIs that take 5 us a packet.  Node 0's request and page
+# take both NIs for 10 us (a transfer holds the sending NI and the
+# receiving one); node 1's queue behind them: 20 us.  Each node's timed
+# part is 100 us, of which its fault is 10 us.
+python3 - "$MP_TMP/two_fetches.json" <<'PY'
+import json, sys
+ev = []
+for n in (0, 1):
+    ev += [{"ph": "M", "name": "thread_name", "pid": n, "tid": 1, "args": {"name": "compute"}},
+           {"ph": "i", "name": "statistics reset", "pid": n, "tid": 1, "ts": 0, "s": "p", "args": {}},
+           {"ph": "X", "name": "read fault", "pid": n, "tid": 1, "ts": 10, "dur": 10, "args": {"page": 1}},
+           {"ph": "i", "name": "ops", "pid": n, "tid": 1, "ts": 15, "s": "t",
+            "args": {"op": "get", "to": 1 - n, "count": 1, "bytes": 4096}},
+           {"ph": "i", "name": "statistics read", "pid": n, "tid": 1, "ts": 100, "s": "p", "args": {}}]
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+run_cmd 30 "$RDSM" sim "$MP_TMP/two_fetches.json" --emu occupancy=5us --json "$MP_TMP/two_fetches.out.json"
+expect_status 0
+python3 - "$MP_TMP/two_fetches.out.json" <<'PY' || fail "the NIs' queueing is not as modelled"
+import json, sys
+got = {int(n): f["predicted"] * 1e6 for n, f in json.load(open(sys.argv[1]))["nodes"].items()}
+want = {0: 110.0, 1: 120.0}
+if any(abs(got[n] - want[n]) > 0.01 for n in want):
+    sys.exit("predicted %s us, expected %s" % (got, want))
+PY
+
 run_cmd 30 "$RDSM" sim "$MP_TMP/no-such-trace.json"
 expect_status 2
 expect_stderr "rdsm sim: error: cannot read .*no-such-trace.json"

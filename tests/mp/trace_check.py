@@ -20,6 +20,31 @@ for n in stats["per_node"]:
     c["lock"] = sum(1 for e in mine if e["name"] == "lock" and e["args"]["acquired"])
     for name, field in list(pairs.items()) + [("lock", "lock_acquires")]:
         if c[name] != n[field]: fail("node %d: %d %s events, statistics say %s %d" % (r, c[name], name, field, n[field]))
+# One-sided operations (ops instants, for rdsm sim): on other nodes only,
+# each inside a slice of its thread; a one-sided fetch (one without a
+# message) holds a read of its home.
+nodes = len(stats["per_node"])
+ops = [e for e in ev if e["name"] == "ops"]
+for e in ops:
+    a = e["args"]
+    if a["op"] not in ("atomic", "get", "put") or a["count"] < 1 or a["to"] == e["pid"] or not 0 <= a["to"] < nodes:
+        fail("node %d: a bad ops record %r" % (e["pid"], a))
+by_thread = collections.defaultdict(list)
+for e in ev:
+    if e.get("ph") in ("X", "i") and e["name"] in ("ops", "send"):
+        by_thread[(e["pid"], e["tid"])].append(e)
+for e in ev:
+    if e["name"] != "fetch" or e.get("ph") != "X":
+        continue
+    inside = [x for x in by_thread[(e["pid"], e["tid"])] if e["ts"] <= x["ts"] <= e["ts"] + e["dur"]]
+    if any(x["name"] == "send" for x in inside):
+        continue  # fetched by message
+    if not any(x["name"] == "ops" and x["args"]["op"] == "get" and x["args"]["to"] == e["args"]["home"] for x in inside):
+        fail("node %d: a fetch from node %d at %.3f us holds no read of it (%r)" % (e["pid"], e["args"]["home"], e["ts"], inside))
+held = {(e["pid"], e["args"]["lock"]) for e in ev if e["name"] == "lock" and e.get("ph") == "X" and e["args"]["acquired"]}
+for e in ev:
+    if e["name"] == "unlock" and (e["pid"], e["args"]["lock"]) not in held:
+        fail("node %d unlocks lock %d, which it never acquired" % (e["pid"], e["args"]["lock"]))
 starts = {e["id"] for e in ev if e.get("ph") == "s"}
 ends = [e["id"] for e in ev if e.get("ph") == "f"]
 if any(i not in starts for i in ends): fail("a message arrow ends where none started")
