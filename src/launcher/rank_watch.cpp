@@ -29,8 +29,7 @@ RankWatch::RankWatch() {
     }
     close(fd);
   }
-  unlink(path_.c_str());
-  rmdir(dir_.c_str());
+  remove_temp_dir(dir_);
   dir_.clear();
 }
 
@@ -40,8 +39,7 @@ RankWatch::~RankWatch() {
   if (listen_fd_ < 0) return;
   close(listen_fd_);
   unsetenv(fabric::kRankSocketVariable);
-  unlink(path_.c_str());
-  rmdir(dir_.c_str());
+  remove_temp_dir(dir_);
 }
 
 void RankWatch::add_fds(std::vector<pollfd> *fds) const {

@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <unistd.h>
 
 #include "common/error.hpp"
@@ -54,15 +53,6 @@ bool make_log_dir(std::string *dir, std::string *error) {
   return true;
 }
 
-void remove_log_dir(const std::string &dir) {
-  if (DIR *d = opendir(dir.c_str())) {
-    while (dirent *e = readdir(d)) {
-      std::string name = e->d_name;
-      if (name != "." && name != "..") unlink((dir + "/" + name).c_str());
-    }
-    closedir(d);
-  }
-  rmdir(dir.c_str());
-}
+void remove_log_dir(const std::string &dir) { remove_temp_dir(dir); }
 
 }  // namespace rdsm::races

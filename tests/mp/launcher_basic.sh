@@ -100,8 +100,10 @@ assert s["args"][0] == "-c" and s["args"][2] == 'quote" back\\ tab\t nl\n bad\uf
 PY
 [ ! -e "$MP_TMP/plain.json.tmp" ] || fail "the temporary statistics file was left behind"
 
-# ---- a launcher killed with SIGKILL takes its nodes with it.
-start_bg "$RDSM" run -n 3 sh -c "$RECORD_PID; "'exec sleep 600' "$MP_TMP" "$MP_MARKER"
+# ---- a launcher killed with SIGKILL takes its nodes with it; the
+# directory it made for the race logs is removed by the next launcher.
+mkdir -p "$MP_TMP/tmpdir"
+start_bg env TMPDIR="$MP_TMP/tmpdir" "$RDSM" run --races -n 3 sh -c "$RECORD_PID; "'exec sleep 600' "$MP_TMP" "$MP_MARKER"
 for r in 0 1 2; do wait_for_file "$MP_TMP/pid.$r" 10; done
 kill -KILL "$MP_BG_PID"
 wait_bg 5
@@ -114,6 +116,12 @@ for r in 0 1 2; do
   done
 done
 check_no_leftovers
+left=$(ls -d "$MP_TMP"/tmpdir/rdsm-races.* 2>/dev/null)
+[ -n "$left" ] || fail "the killed launcher made no race-log directory under TMPDIR (nothing to check)"
+run_cmd 30 env TMPDIR="$MP_TMP/tmpdir" "$RDSM" run --races -n 1 sh -c 'exit 0'
+expect_status 0
+left=$(ls -A "$MP_TMP/tmpdir")
+[ -z "$left" ] || fail "the next launcher left behind what the killed one made: $left"
 
 check_shm
 echo "PASS: launcher basics"
