@@ -61,6 +61,9 @@ struct State {
   std::atomic<uint32_t> *left = nullptr;
   std::thread watcher;
   int watcher_stop = -1;
+  // Reaps the workers of the job that just ended while the master goes on
+  // (reap_in_background); joined before the next job and at the end.
+  std::thread reaper;
   std::vector<NodeBlock *> beats;  // the workers' node blocks, while the watcher runs
   std::atomic<bool> exiting{false};  // the master is ending the program itself
 };
@@ -135,6 +138,30 @@ std::string abnormal_end(const Worker &w, int code, int status) {
   fflush(nullptr);
   fprintf(stderr, "rdsm[node 0]: error: %s; ending the program\n", why.c_str());
   _exit(code == CLD_EXITED ? (status ? status : 1) : 128 + status);
+}
+
+// A finalized worker has nothing left to give the master but its exit
+// status, and its exit (the kernel freeing its memory) takes milliseconds
+// the master need not wait for: a thread reaps the workers and ends the
+// program if one ended badly after all.  The master joins it before it
+// forks the next job's workers and before it leaves.
+void reap_in_background(const char *call) {
+  std::vector<Worker> leaving = std::move(g.workers);
+  g.workers.clear();
+  g.reaper = std::thread([leaving = std::move(leaving), call] {
+    for (const Worker &w : leaving) {
+      siginfo_t si{};
+      if (waitid(P_PID, (id_t)w.pid, &si, WEXITED) != 0)
+        fatal("%s: waiting for node %d failed: %s", call, w.rank, strerror(errno));
+      std::string why = abnormal_end(w, si.si_code, si.si_status);
+      if (!why.empty()) end_program(why, si.si_code, si.si_status);
+      close(w.pidfd);
+    }
+  });
+}
+
+void join_reaper() {
+  if (g.reaper.joinable()) g.reaper.join();
 }
 
 // A worker whose heartbeat has not moved for the hang timeout is hung
@@ -271,8 +298,8 @@ std::vector<void (*)()> functions_of(int rank) {
   run_on_threads(fns, true);
   // The job's final barrier: this worker's last release.  Its statistics go
   // to its node block, from which the master passes them on to a launcher
-  // (record_worker_stats).
-  runtime_leave(true);
+  // (record_worker_stats).  The exit frees the rest.
+  runtime_leave(true, {}, Teardown::left_to_exit);
   g.left[rank].store(1);
   fflush(nullptr);
   _exit(0);
@@ -303,6 +330,7 @@ void form(const char *call) {
   g.worker_files = create_node_files(nodes - 1);
   std::vector<int> files{g.file0};
   files.insert(files.end(), g.worker_files.begin(), g.worker_files.end());
+  join_reaper();  // the last job's workers are gone before this job's words are reset
   for (int r = 0; r < kMaxForkJoinNodes; ++r) g.left[r].store(0);
   fflush(nullptr);  // or every worker would print the master's buffered output again
   for (int r = 1; r < nodes; ++r) {
@@ -370,7 +398,16 @@ void wait_workers_finalized() {
     for (;;) {
       if (g.beats[i]->state.load(std::memory_order_acquire) == kNodeFinalized) break;
       pollfd ended{g.workers[i].pidfd, POLLIN, 0};
-      if (poll(&ended, 1, 0) > 0) break;  // gone: reaping it says how
+      if (poll(&ended, 1, 0) > 0) {
+        // Gone before it finalized: the program ends here, before the
+        // master goes on, rather than when the reaper gets to it.
+        siginfo_t si{};
+        if (waitid(P_PID, (id_t)g.workers[i].pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0) {
+          std::string why = abnormal_end(g.workers[i], si.si_code, si.si_status);
+          if (!why.empty()) end_program(why, si.si_code, si.si_status);
+        }
+        break;
+      }
       struct timespec nap = {0, 20000};
       nanosleep(&nap, nullptr);
     }
@@ -399,15 +436,8 @@ void back_to_one_node(const char *call) {
   g.job_workers = 1;
   runtime_build(job_options(1, 0, {g.file0}), {}, true);
   stop_watcher();
-  for (const Worker &w : g.workers) {
-    siginfo_t si{};
-    if (waitid(P_PID, (id_t)w.pid, &si, WEXITED) != 0) fatal("%s: waiting for node %d failed: %s", call, w.rank, strerror(errno));
-    std::string why = abnormal_end(w, si.si_code, si.si_status);
-    if (!why.empty()) end_program(why, si.si_code, si.si_status);
-    close(w.pidfd);
-  }
   record_worker_stats((int)g.workers.size() + 1);
-  g.workers.clear();
+  reap_in_background(call);
   close_in_background(std::move(g.worker_files));
   g.worker_files.clear();
 }
@@ -424,6 +454,7 @@ void master_exits() {
   }
   g.exiting.store(true);
   for (const Worker &w : g.workers) kill(w.pid, SIGKILL);
+  join_reaper();
   runtime_record_end();
 }
 
@@ -533,6 +564,7 @@ void wait_for_end(const char *call) {
 void end() {
   check_master("MAIN_END");
   wait_for_end("MAIN_END");
+  join_reaper();
   if (ranks::active()) {
     ranks::end_program();
     fflush(nullptr);

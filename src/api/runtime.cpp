@@ -166,7 +166,7 @@ void runtime_record_end() {
   g_runtime->node_block->state.store(kNodeFinalized);
 }
 
-void runtime_leave(bool last, const RuntimeHook &after_barrier) {
+void runtime_leave(bool last, const RuntimeHook &after_barrier, Teardown teardown) {
   Runtime &rt = *g_runtime;
   rt.protocol->finish();
   if (after_barrier) after_barrier(rt);
@@ -192,6 +192,10 @@ void runtime_leave(bool last, const RuntimeHook &after_barrier) {
   }
   g_runtime = nullptr;
   g_finalized = last;
+  // A process about to exit leaves its mappings, threads' state and files
+  // to the kernel: unmapping tens of MiB of copies and twins one call at a
+  // time costs milliseconds the exit makes anyway.
+  if (teardown == Teardown::left_to_exit) return;
   rt.allocator.reset();
   rt.registry.reset();
   rt.threads.reset();

@@ -42,7 +42,11 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting = {}, b
 // Collective: the final barrier, then this node leaves the job.
 // `after_barrier` runs after the protocol's final barrier, while the fabric
 // still works.  With `last` false the process may build another job.
-void runtime_leave(bool last, const RuntimeHook &after_barrier = {});
+// `left_to_exit`: the caller exits right after (a fork-join worker), so the
+// runtime's memory and mappings stay for the kernel to free; its statistics
+// are recorded all the same.
+enum class Teardown { now, left_to_exit };
+void runtime_leave(bool last, const RuntimeHook &after_barrier = {}, Teardown teardown = Teardown::now);
 // For a process that ends the whole program on its own (a fork-join master
 // calling exit): records this node's statistics and that it ended normally,
 // without meeting anyone.
