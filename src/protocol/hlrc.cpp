@@ -522,10 +522,10 @@ void Hlrc::apply_notices(const NoticeSet &s) {
         continue;
       }
       if (!reread_.empty()) reread_[p] |= kDropped;
-      if (unreleased_writes(p))
+      if (unreleased_writes(p) && !quiet_since_release_)
         own_writes.push_back(p);
       else
-        free_twin(p);  // scan mode: a clean copy's twin
+        free_twin(p);  // a clean copy's twin (scan mode, or a kept page at a barrier)
       if (state_[p] == kPrefetched) prefetch_dropped(p);
       if (!kept_.empty()) kept_[p] = 0;  // its twin goes with the diff below
       uncount_copy(p);

@@ -131,6 +131,12 @@ class Hlrc final : public Protocol {
   // outside it.  Held before mu_, never inside it.  Uncontended (one
   // thread) it costs one atomic pair per synchronisation.
   std::mutex sync_mu_;
+  // Set while a barrier learns what others wrote, after this node's own
+  // release: every thread of the node is inside the barrier (NodeThreads
+  // lets the last one in make it), so no page has been written here since
+  // that release, and every kept page still equals its twin.  The
+  // barrier's catch-up then needs no comparison with the twins.
+  bool quiet_since_release_ = false;
 
   // ---- faults and intervals (hlrc.cpp)
   // Makes the faulting access possible; mu_ held.  `remote` allows home

@@ -149,7 +149,10 @@ void Hlrc::unkeep(size_t page) {
 
 void Hlrc::kept_home_page_written_elsewhere(size_t page) {
   if (races_) return;  // the diff handler kept the twin up to date (race_recording.cpp)
-  if (memcmp(region_->sys_page(page), twin(page), kPageBytes) != 0) note_kept_home_change(page);
+  // At a barrier this node has not written the page since its release, so
+  // a difference is only the other nodes' diffs: nothing to name.
+  if (!quiet_since_release_ && memcmp(region_->sys_page(page), twin(page), kPageBytes) != 0)
+    note_kept_home_change(page);
   refresh_home_twin(page);
 }
 

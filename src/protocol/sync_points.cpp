@@ -70,6 +70,11 @@ void Hlrc::barrier_impl(bool migrate) {
   }
   std::lock_guard<std::mutex> gate(sync_mu_);
   release_gated();
+  struct Quiet {
+    bool &flag;
+    explicit Quiet(bool &f) : flag(f) { flag = true; }
+    ~Quiet() { flag = false; }
+  } quiet(quiet_since_release_);
   uint64_t t0 = now_ns();
   VClock target(nodes_, 0);
   NoticeSet all;
