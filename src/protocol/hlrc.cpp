@@ -113,6 +113,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     last_writer_.reset(pages_);
     epoch_writer_.reset(pages_);
     moves_.reset(pages_);
+    withheld_.reset(pages_);
   }
   if (cfg_.prefetch == PrefetchAxis::adaptive) {
     pf_window_.reset(pages_);
@@ -130,6 +131,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   copied_.reset(pages_);
   resident_.reset(pages_);
   last_barrier_vc_.assign(nodes_, 0);
+  learn_limit_.assign(nodes_, 0);
   forget_floor_.assign(nodes_, 0);
 
   using fabric::Message;
@@ -470,6 +472,7 @@ void Hlrc::close_interval() {
       p |= kMaybeWritten;  // from here on `written` is the notice
     }
   }
+  if (withhold_at_release_) withhold_likely_moves(dirty, written, id);
   // In scan mode a copy stays valid and write-protected after its release,
   // so its twin is brought up to date as a kept page's is.
   propagate_diffs(dirty, id, keep || scan_);
@@ -495,12 +498,32 @@ void Hlrc::release_gated() {
 
 // Learns notices; invalidates cached copies they name (never home pages).
 void Hlrc::apply_notices(const NoticeSet &s) {
-  std::vector<Interval> fresh = notices_.learn(s.intervals);
+  std::vector<Interval> fresh;
+  if (learn_at_barrier_.empty() && !names_withheld_pages(s.intervals)) {
+    fresh = notices_.learn(s.intervals);
+  } else {
+    // Those held back before come first: each writer's intervals are
+    // learnt in order (learn_at_barrier_).
+    std::vector<Interval> pending = std::move(learn_at_barrier_);
+    learn_at_barrier_.clear();
+    pending.insert(pending.end(), s.intervals.begin(), s.intervals.end());
+    std::vector<uint8_t> held_back(nodes_, 0);
+    std::vector<Interval> now;
+    for (Interval &iv : pending) {
+      if (held_back[iv.writer] || (iv.id > learn_limit_[iv.writer] && names_withheld_pages(iv))) {
+        held_back[iv.writer] = 1;
+        learn_at_barrier_.push_back(std::move(iv));
+      } else {
+        now.push_back(std::move(iv));
+      }
+    }
+    fresh = notices_.learn(now);
+  }
   notices_.merge_vc(s.vc);
   if (fresh.empty()) return;
   std::lock_guard<FutexLock> g(mu_);
   ProtectionBatch batch(*region_);
-  std::vector<uint32_t> own_writes, refresh;
+  std::vector<uint32_t> own_writes, refresh, withheld_here;
   bool collected = false;  // scan mode: this node's writes so far are noted
   for (const Interval &iv : fresh) {
     if ((int)iv.writer == self_) continue;
@@ -522,10 +545,16 @@ void Hlrc::apply_notices(const NoticeSet &s) {
         continue;
       }
       if (!reread_.empty()) reread_[p] |= kDropped;
-      if (unreleased_writes(p) && !quiet_since_release_)
+      if (!withheld_.empty() && withheld_[p]) {
+        // Another node wrote it too: it will not move here, and the home
+        // must have this node's writes before anyone reads it there.
+        withheld_[p] = 0;
+        withheld_here.push_back(p);
+      } else if (unreleased_writes(p) && !quiet_since_release_) {
         own_writes.push_back(p);
-      else
+      } else {
         free_twin(p);  // a clean copy's twin (scan mode, or a kept page at a barrier)
+      }
       if (state_[p] == kPrefetched) prefetch_dropped(p);
       if (!kept_.empty()) kept_[p] = 0;  // its twin goes with the diff below
       uncount_copy(p);
@@ -535,6 +564,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
     }
   }
   batch.apply();
+  if (!withheld_here.empty()) propagate_diffs(withheld_here, withheld_interval_, false);
   // A page this node wrote in the open interval must not lose those writes:
   // they go home now, tagged with the open interval (which stays open and
   // still names the page in its notices).

@@ -197,6 +197,33 @@ class Hlrc final : public Protocol {
   // barrier to that node.  Every node decides the same from the same
   // notices, so no message is needed.
   void migrate_homes(const VClock &since, const VClock &target);
+  // Withheld diffs (home_migration.cpp): at the release of a barrier that
+  // may move homes, the diffs of written pages this node will likely
+  // become the home of are not sent; the barrier sends those of pages
+  // that did not move here (settle_withheld), and the moves make the rest
+  // needless.  Their notices carry kWithheld.
+  bool may_withhold() const;
+  void withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint32_t> &written, uint32_t id);
+  void settle_withheld();
+  // At a home, after the moves: waits until the withheld diffs of pages
+  // that stayed here have landed, so that this node reads none stale.
+  void await_withheld_diffs(const VClock &since, const VClock &target);
+  bool withhold_at_release_ = false;
+  uint32_t dbg_holder_rank_ = 0, dbg_holder_iv_ = 0; int dbg_lock_ = -1;  // the release in progress is such a barrier's
+  PageArray<uint8_t> withheld_;       // the page's diff is withheld
+  std::vector<uint32_t> withheld_list_;
+  uint32_t withheld_interval_ = 0;    // the interval whose diffs they are
+  // Intervals with withheld pages arrive (pushed at the release) before
+  // the barrier that closed them is passed here; their pages may not have
+  // reached their homes yet, and nobody this node can be ordered after
+  // needs them before that barrier (a barrier's release is ordered before
+  // no lock release of its epoch).  They, and their writers' later
+  // intervals, are learnt once a barrier's clock covers them
+  // (learn_limit_: the last barrier's, set as soon as it is passed).
+  // Learnt early, a lock released meanwhile would carry them in its clock
+  // to an acquirer that then waits for pages still withheld.
+  std::vector<Interval> learn_at_barrier_;
+  VClock learn_limit_;
   // Applies one move of page p's home to node w; mu_ held.
   void move_home(size_t page, int to, const VClock &target, ProtectionBatch &batch,
                  std::vector<uint32_t> &became_home);

@@ -66,6 +66,29 @@
 //     and a moved page has had a home since before the epoch, so a claim and
 //     a move can never both win.  Nobody looks a moved page up anyway: every
 //     node knows its home from the move itself.
+//
+// Withheld diffs (one-sided fetches and diffs, pushed notices, atomic
+// barrier): at the release that arrives at a barrier, a written copy whose
+// home will likely move here at that barrier (the rules above, as far as
+// this node can apply them alone) keeps its twin and sends no diff; its
+// notice entry carries kWithheld.  The SPLASH worker's first epoch on the
+// master's data so costs neither the diff nor, at the home, its bytes.
+//   - The move made, the copy is the page: it holds every write up to the
+//     barrier, as a kept copy does (above), and the twin goes.
+//   - Another writer's notice names the page at the catch-up (it will not
+//     move here, or the copy is dropped): the diff goes home at once,
+//     before the copy is dropped and before a move reads the old home.
+//   - Still here after the moves: the barrier sends the diff before it
+//     returns (settle_withheld), with the version of the withheld interval.
+//   - Readers past the barrier require that interval's version, so a fetch
+//     from the old home waits for the diff; the old home itself, which
+//     reads its pages without versions, waits for them before it leaves
+//     the barrier (await_withheld_diffs).
+//   - Nobody may count on a withheld interval before passing its barrier:
+//     a node learns it only once a barrier's clock covers it (hlrc.hpp,
+//     learn_at_barrier_), so no lock released in the epoch carries it in
+//     its clock to an acquirer that would wait for the diff while the
+//     writer waits in the barrier.
 #include <algorithm>
 #include <cstring>
 
@@ -73,6 +96,7 @@
 #include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
 #include "protocol/msg_types.hpp"
+#include "sync/locks.hpp"
 #include "stats/stats.hpp"
 
 namespace rdsm {
@@ -165,6 +189,13 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
   if (old == to) return;
   uncount_copy(p);  // at the old home, where it was counted
   unkeep(p);  // a kept page's twin served the old home; a new start below
+  if (!withheld_.empty() && withheld_[p]) {
+    // The move its diff was withheld for: this copy is the page.  (Only
+    // this node wrote it in the epoch, so it cannot move elsewhere.)
+    if (to != self_) fatal("internal error: page %zu, whose diff node %d withheld, moves to node %d", p, self_, to);
+    withheld_[p] = 0;
+    free_twin(p);
+  }
   home_[p] = (int16_t)to;
   if (old >= 0) fault_point("home_migration");
   if (to == self_) {
@@ -233,6 +264,82 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     batch.set(p, Prot::none);
     add(stats().invalidations);
   }
+}
+
+bool Hlrc::may_withhold() const {
+  // One-sided fetches and diffs, and notices pushed at release with the
+  // atomic barrier: the readers that may find a withheld page missing at
+  // its home wait for its version, and need nobody's handler for it.
+  return cfg_.home == HomeAxis::migrate && cfg_.coherence == CoherenceAxis::software && nodes_ > 1 &&
+         cfg_.fetch == FetchAxis::one_sided && cfg_.diff == DiffAxis::one_sided &&
+         cfg_.notices == NoticeAxis::eager_push && cfg_.barrier == BarrierAxis::atomic && !scan_ && !races_;
+}
+
+void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint32_t> &written, uint32_t id) {
+  if (dirty.empty()) return;
+  // The rules of migrate_homes, as far as this node can apply them before
+  // it knows what the others wrote: it wrote the page before as the only
+  // writer, or it wrote the whole aligned group around it in this interval.
+  std::vector<uint32_t> mine;
+  mine.reserve(written.size());
+  for (uint32_t entry : written) mine.push_back(notice_page(entry));
+  std::sort(mine.begin(), mine.end());
+  auto whole_group_mine = [&](uint32_t p) {
+    const size_t first = p & ~(size_t)(kMoveGroup - 1);
+    if (first + kMoveGroup > pages_) return false;
+    auto it = std::lower_bound(mine.begin(), mine.end(), (uint32_t)first);
+    return (size_t)(mine.end() - it) >= kMoveGroup && it[kMoveGroup - 1] == first + kMoveGroup - 1;
+  };
+  size_t sent = 0;
+  for (uint32_t p : dirty) {
+    const int16_t last = last_writer_[p];
+    const bool likely = moves_[p] < kMoveBudget && (last == kNoWriter || last == self_) &&
+                        (last == self_ || whole_group_mine(p));
+    if (likely) {
+      withheld_[p] = 1;
+      withheld_list_.push_back(p);
+    } else {
+      dirty[sent++] = p;
+    }
+  }
+  dirty.resize(sent);
+  if (withheld_list_.empty()) return;
+  withheld_interval_ = id;
+  for (uint32_t &entry : written)
+    if (withheld_[notice_page(entry)]) entry |= kWithheld;
+}
+
+void Hlrc::settle_withheld() {
+  if (withheld_list_.empty()) return;
+  std::lock_guard<FutexLock> g(mu_);
+  std::vector<uint32_t> stayed;
+  for (uint32_t p : withheld_list_)
+    if (withheld_[p]) {  // neither moved here nor sent when another writer's notice came
+      withheld_[p] = 0;
+      stayed.push_back(p);
+    }
+  withheld_list_.clear();
+  propagate_diffs(stayed, withheld_interval_, cfg_.rewrites == RewriteAxis::compare);
+}
+
+void Hlrc::await_withheld_diffs(const VClock &since, const VClock &target) {
+  struct Wait {
+    uint32_t page, writer, id;
+  };
+  std::vector<Wait> waits;
+  notices_.visit(since, target, [&](const Interval &iv) {
+    if ((int)iv.writer == self_) return;
+    for (uint32_t entry : iv.pages)
+      if ((entry & kWithheld) && home_[notice_page(entry)] == self_) waits.push_back({notice_page(entry), iv.writer, iv.id});
+  });
+  if (waits.empty()) return;
+  for (const Wait &w : waits)
+    sync::backoff_until([&] { return version(w.page, (int)w.writer).load(std::memory_order_acquire) >= w.id; },
+                        while_waiting());
+  // A kept home page's twin was refreshed at the catch-up, before the diff.
+  std::lock_guard<FutexLock> g(mu_);
+  for (const Wait &w : waits)
+    if (!kept_.empty() && kept_[w.page]) refresh_home_twin(w.page);
 }
 
 void Hlrc::on_homes_moved(const fabric::Message &m) {

@@ -21,14 +21,28 @@ using VClock = std::vector<uint32_t>;
 struct Interval {
   uint32_t writer;
   uint32_t id;
-  std::vector<uint32_t> pages;  // page numbers, some with kMaybeWritten
+  std::vector<uint32_t> pages;  // page numbers, some with kMaybeWritten or kWithheld
 };
 
 // Marks a page an interval names only because its home may have written it
 // while nobody held a copy (untracked home pages, hlrc.hpp): readers
 // invalidate it like any other, home migration does not count it as a write.
 constexpr uint32_t kMaybeWritten = 0x80000000u;
-inline uint32_t notice_page(uint32_t entry) { return entry & ~kMaybeWritten; }
+// Marks a page written in an interval a barrier closed whose diff the
+// writer withheld, expecting the page's home to move to it at that barrier
+// (home_migration.cpp): only a node past the barrier may count on it.
+constexpr uint32_t kWithheld = 0x40000000u;
+inline uint32_t notice_page(uint32_t entry) { return entry & ~(kMaybeWritten | kWithheld); }
+inline bool names_withheld_pages(const Interval &iv) {
+  for (uint32_t entry : iv.pages)
+    if (entry & kWithheld) return true;
+  return false;
+}
+inline bool names_withheld_pages(const std::vector<Interval> &ivs) {
+  for (const Interval &iv : ivs)
+    if (names_withheld_pages(iv)) return true;
+  return false;
+}
 
 // Wire format of a notice set: [u32 n][n x u32 vc][u32 count] then count x
 // ([u32 writer][u32 id][u32 npages][npages x u32 page]).

@@ -69,7 +69,9 @@ void Hlrc::barrier_impl(bool migrate) {
     return;
   }
   std::lock_guard<std::mutex> gate(sync_mu_);
+  withhold_at_release_ = migrate && may_withhold();
   release_gated();
+  withhold_at_release_ = false;
   struct Quiet {
     bool &flag;
     explicit Quiet(bool &f) : flag(f) { flag = true; }
@@ -92,6 +94,7 @@ void Hlrc::barrier_impl(bool migrate) {
       }
   }
   uint64_t t1 = now_ns();
+  learn_limit_ = target;  // withheld pages up to this barrier may now be counted on
   add(stats().barrier_wait_ns, t1 - t0);
   trace::record(trace::Kind::barrier_wait, t0, t1);
   fault_point("barrier");
@@ -100,7 +103,11 @@ void Hlrc::barrier_impl(bool migrate) {
     apply_notices(all);
   else
     catch_up(target);
-  if (migrate && cfg_.home == HomeAxis::migrate) migrate_homes(last_barrier_vc_, target);
+  if (migrate && cfg_.home == HomeAxis::migrate) {
+    migrate_homes(last_barrier_vc_, target);
+    settle_withheld();
+    await_withheld_diffs(last_barrier_vc_, target);
+  }
   // Every node has caught up with the previous barrier before arriving at
   // this one, so nobody can still need what precedes it.
   notices_.forget_up_to(forget_floor_);
