@@ -82,20 +82,21 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     for (; i < order.size() && home_[order[i]] == home; ++i) {
       uint32_t p = order[i];
       uint8_t *page = region_->sys_page(p);
+      const bool keep_twin = keeps_twin(p, keep);
       size_t count = masked ? diff_change_mask(twin(p), page, kPageBytes, mask_buf_.data())
                             : diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
       size_t bytes = 0;
       if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
         add(stats().diff_ops);
         bytes = kPageBytes;
-        if (keep) memcpy(twin(p), page, kPageBytes);
+        if (keep_twin) memcpy(twin(p), page, kPageBytes);
       } else if (count >= kWholeMinRuns && masked) {
         bool repeat = whole_axis && register_runs(home, p, nullptr);
         uint64_t off = (uint64_t)p * kPageBytes;
         f_.put_masked(home, data_seg_.id, off, page, mask_buf_.data(), kPageBytes);
         add(stats().diff_ops);
         for (size_t c = 0; c < kPageBytes / 64; ++c) bytes += count_bits(mask_buf_[c]);
-        if (keep) memcpy(twin(p), page, kPageBytes);
+        if (keep_twin) memcpy(twin(p), page, kPageBytes);
         if (repeat) {
           repeat_masked_.push_back(p);
           repeat_masks_.insert(repeat_masks_.end(), mask_buf_.begin(), mask_buf_.end());
@@ -114,13 +115,13 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
           const DiffRun &run = runs_buf_[r];
           uint64_t off = (uint64_t)p * kPageBytes + run.off;
           bytes += run.len;
-          if (keep) memcpy(twin(p) + run.off, page + run.off, run.len);
+          if (keep_twin) memcpy(twin(p) + run.off, page + run.off, run.len);
           add_piece(off, page + run.off, run.len);
           if (repeat) repeat_pieces_.push_back({off, page + run.off, run.len});
         }
         if (repeat) repeat_pages_.push_back(p);
       }
-      if (!keep) free_twin(p);
+      if (!keep_twin) free_twin(p);
       if (count) {
         add(stats().diffs);
         add(stats().diff_bytes, bytes);
@@ -162,7 +163,7 @@ void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval
   for (uint32_t p : pages) {
     int home = home_[p];
     size_t len = diff_encode(twin(p), region_->sys_page(p), kPageBytes, diff.data());
-    if (keep)
+    if (keeps_twin(p, keep))
       memcpy(twin(p), region_->sys_page(p), kPageBytes);
     else
       free_twin(p);

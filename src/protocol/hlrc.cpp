@@ -448,10 +448,14 @@ void Hlrc::close_interval() {
   std::vector<uint32_t> written(written_list_.data(), written_list_.data() + written_count_);
   written_count_ = 0;
   std::vector<uint32_t> dirty;
-  for (uint32_t p : written) {
-    if (state_[p] == kWritable && !keep) {
-      state_[p] = kReadOnly;
-      batch.set(p, Prot::read);
+  if (keep) {
+    choose_kept(written, batch);
+  } else {
+    for (uint32_t p : written) {
+      if (state_[p] == kWritable) {
+        state_[p] = kReadOnly;
+        batch.set(p, Prot::read);
+      }
     }
   }
   // Protect first: from here on a write by another thread faults and opens
@@ -532,7 +536,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
       uint32_t &need = required(p)[iv.writer];
       need = std::max(need, iv.id);
       if (home_[p] == self_) {
-        if (!kept_.empty() && kept_[p]) kept_home_page_written_elsewhere(p);
+        if (!kept_.empty() && kept_[p]) kept_home_page_written_elsewhere(p, batch);
         continue;
       }
       if (state_[p] == kInvalid) continue;
@@ -564,6 +568,8 @@ void Hlrc::apply_notices(const NoticeSet &s) {
     }
   }
   batch.apply();
+  home_stops_writing(unkept_.data(), unkept_.size());
+  unkept_.clear();
   if (!withheld_here.empty()) propagate_diffs(withheld_here, withheld_interval_, false);
   // A page this node wrote in the open interval must not lose those writes:
   // they go home now, tagged with the open interval (which stays open and

@@ -297,7 +297,7 @@ class Hlrc final : public Protocol {
   // A kept page at this node with no copy left elsewhere becomes untracked
   // (true); `fenced` says the release's fence was made.
   bool untrack_uncopied_home_page(size_t page, bool &fenced);
-  std::vector<uint32_t> unkept_;  // pages sweep_kept write-protected, until the batch is applied
+  std::vector<uint32_t> unkept_;  // kept home pages write-protected, until the batch is applied
   // ---- write-ahead axis (write_ahead.cpp)
   // How many pages a write fault on `page` may open after it: twice the
   // stream of writable pages before it, at least kMinWriteWindow, at most
@@ -346,13 +346,18 @@ class Hlrc final : public Protocol {
   // number releases_: its window follows the releases since the last time.
   void note_rewrite(size_t page);
   uint32_t releases_ = 0;  // this node's releases, counted by sweep_kept
-  PageArray<uint8_t> keep_window_;    // 0: kMinKeepWindow
+  PageArray<uint8_t> keep_window_;    // 0: not written twice within kMaxKeepWindow releases (choose_kept)
   PageArray<uint32_t> last_rewrite_;  // releases_ when last found written, 0: never
-  // After release: the written pages still writable are kept, with twins.
+  // At release, before the diffs: which written pages stay writable
+  // ("kept", with twins) and which are write-protected (into `batch`).
+  void choose_kept(const std::vector<uint32_t> &written, ProtectionBatch &batch);
+  // After the diffs: the twins of the kept home pages are brought up to date.
   void keep_written(const std::vector<uint32_t> &written);
+  // A diff of `page` leaves its twin up to date (kept) or frees it.
+  bool keeps_twin(size_t page, bool keep) const { return keep && (kept_.empty() || kept_[page] != 0); }
   void unkeep(size_t page);
   // An acquire learnt that another node wrote this kept home page.
-  void kept_home_page_written_elsewhere(size_t page);
+  void kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch);
   // A kept home page differs from its twin: named written, and "maybe
   // written" if other nodes' diffs landed since the twin was taken.
   void note_kept_home_change(size_t page);

@@ -105,7 +105,7 @@ void Hlrc::record_home_writes(const std::vector<uint32_t> &written, bool keep) {
     }
     // A kept page's twin is brought up to date by keep_written; any other
     // is write-protected now, and its next write faults and twins it again.
-    if (!keep) free_twin(p);
+    if (!keeps_twin(p, keep)) free_twin(p);
   }
 }
 

@@ -2,12 +2,27 @@
 // interval.
 //   fault:   at release every written page is write-protected again, so the
 //            next write to it faults (the seeds);
-//   compare: a page written in an interval stays writable ("kept") after
-//            the release, with its twin brought up to date; at the next
+//   compare: a written page stays writable ("kept") after the release,
+//            with its twin brought up to date; at the next
 //            release a comparison with the twin says whether it was written
 //            again: if so it is diffed (or, at its home, named in the
 //            notices) and kept once more, if not it is write-protected and
-//            its twin freed.  A page written interval after interval (a
+//            its twin freed.  Two exceptions keep write-once pages (a radix
+//            sort's destination) from paying up to three comparisons and
+//            two twin copies each, at memory speed, before their window
+//            runs out (choose_kept, kept_home_page_written_elsewhere):
+//              - a copy is kept only when written again within
+//                kMaxKeepWindow releases of its last write; at its first
+//                write it is write-protected at release, as under `fault`;
+//              - a home page is kept from its first write (the home of a
+//                phase's data writes it phase after phase: FFT's rows),
+//                but "on probation" (window 0): if a barrier brings another
+//                node's notice for it, the page is shared by several
+//                writers, and it is write-protected instead of having its
+//                twin copied again.
+//            Radix -k 2621440 at 2 nodes: the barrier and fetch overhead
+//            summed over the nodes 45 -> 38 ms (medians of 9).
+//            A page written interval after interval (a
 //            boundary row, a bucket shared by two nodes, a lock-protected
 //            counter) then costs one comparison per release instead of a
 //            fault, a twin copy and two protection changes.  A page stays
@@ -119,25 +134,44 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
   kept_count_ = kept;
 }
 
+void Hlrc::choose_kept(const std::vector<uint32_t> &written, ProtectionBatch &batch) {
+  bool fenced = false;
+  for (uint32_t p : written) {
+    if (state_[p] != kWritable) continue;
+    if (home_[p] == self_ && (untracked_[p] || untrack_uncopied_home_page(p, fenced))) continue;
+    if (!kept_[p]) note_rewrite(p);  // a write fault: the comparisons found the others
+    // A home page is kept from its first write (on probation, window 0):
+    // the home of a phase's data writes it phase after phase (FFT's rows).
+    // A copy only once written again soon.
+    if (keep_window_[p] != 0 || home_[p] == self_) {
+      if (!kept_[p]) {
+        kept_[p] = 1;
+        kept_list_[kept_count_++] = p;
+      }
+      continue;
+    }
+    // A copy written for the first time in a long while: write-protected,
+    // as under rewrites=fault (its list entry, if any, goes at the next
+    // sweep); its twin goes with its diff.
+    kept_[p] = 0;
+    state_[p] = kReadOnly;
+    batch.set(p, Prot::read);
+    if (home_[p] == self_ && has_twin_[p] && !races_) free_twin(p);  // --races: record_home_writes frees it
+  }
+}
+
 void Hlrc::keep_written(const std::vector<uint32_t> &written) {
   bool fenced = false;
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
-    if (state_[p] != kWritable) continue;  // invalidated meanwhile
-    if (home_[p] == self_) {
-      if (untracked_[p] || untrack_uncopied_home_page(p, fenced)) continue;
-      races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
-      if (!has_twin_[p]) {
-        take_twin_slot(p);
-        has_twin_[p] = 1;
-      }
-      refresh_home_twin(p);
-    }  // elsewhere the diff brought the twin up to date
-    if (!kept_[p]) {  // a write fault: a rewrite
-      note_rewrite(p);
-      kept_[p] = 1;
-      kept_list_[kept_count_++] = p;
+    if (state_[p] != kWritable || home_[p] != self_) continue;  // elsewhere the diff brought the twin up to date
+    if (untracked_[p] || untrack_uncopied_home_page(p, fenced)) continue;
+    races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
+    if (!has_twin_[p]) {
+      take_twin_slot(p);
+      has_twin_[p] = 1;
     }
+    refresh_home_twin(p);
   }
 }
 
@@ -147,8 +181,21 @@ void Hlrc::unkeep(size_t page) {
   free_twin(page);
 }
 
-void Hlrc::kept_home_page_written_elsewhere(size_t page) {
+void Hlrc::kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch) {
   if (races_) return;  // the diff handler kept the twin up to date (race_recording.cpp)
+  if (quiet_since_release_ && keep_window_[page] == 0) {
+    // On probation (kept since its first write) and written by another
+    // node in the same epoch: a page shared by several writers (a radix
+    // sort's buckets), more likely written once than phase after phase.
+    // Write-protected, as under rewrites=fault, rather than compared and
+    // its twin copied at every release of its window.
+    kept_[page] = 0;
+    free_twin(page);
+    state_[page] = kReadOnly;
+    batch.set(page, Prot::read);
+    unkept_.push_back((uint32_t)page);
+    return;
+  }
   // At a barrier this node has not written the page since its release, so
   // a difference is only the other nodes' diffs: nothing to name.
   if (!quiet_since_release_ && memcmp(region_->sys_page(page), twin(page), kPageBytes) != 0)
