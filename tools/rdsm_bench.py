@@ -14,8 +14,9 @@ through its arguments, where the placeholder {nodes} stands for N x T
 (e.g. "-p{nodes}"), which it forms into N nodes; the placeholder may appear
 in any app's arguments.  If `rdsm run --help` lists a protocol named hw (the
 hardware-coherent limit: every node maps the same memory, no DSM), every
-app is also run once per size and node count under hw, recorded like the
-other runs.
+app is also run under hw in every repeat, per size and node count, recorded
+like the other runs (the fraction of hw divides by the median of its runs,
+as noisy as any).
 
 --threads LIST (e.g. 1,2) runs every configuration on nodes of each number
 of compute threads (`rdsm run --threads T`), after one another for each
@@ -516,7 +517,7 @@ def main(argv):
     for r in range(a.repeat):
         for t, prog in apps:
             for s in a.sizes:
-                for p in protocols + (["hw"] if hw and r == 0 else []):
+                for p in protocols + (["hw"] if hw else []):
                     for n in a.nodes:
                         for th in a.threads:
                             for m in (memories if r % 2 == 0 else memories[::-1]):

@@ -508,6 +508,12 @@ class Hlrc final : public Protocol {
   PageArray<Biased<int16_t, kNoWriter>> last_writer_; // the single writer of the page's last written epoch
   PageArray<Biased<int16_t, kNoWriter>> epoch_writer_;  // scratch: the writer(s) of this epoch
   PageArray<uint8_t> moves_;       // how often the page's home has moved
+  // The move rule, for a page node w alone wrote in the epoch: whether it
+  // moves to w (unless it is there already), from the page's writer in its
+  // last written epoch, whether w wrote the whole aligned group around it,
+  // and its moves so far.  migrate_homes decides by it;
+  // withhold_likely_moves guesses by it before the others' writes are known.
+  static bool moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t moves);
 
   // Whole-page writes (whole_page_writes.cpp).
   bool whole_pages() const { return cfg_.whole == WholeAxis::exclusive && cfg_.diff == DiffAxis::one_sided; }

@@ -104,6 +104,10 @@ namespace rdsm {
 namespace {
 constexpr uint8_t kMoveBudget = 8;
 constexpr size_t kMoveGroup = 16;
+}  // namespace
+
+bool Hlrc::moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t moves) {
+  return (last == kNoWriter || last == w) && (last == w || whole_group) && moves < kMoveBudget;
 }
 
 void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
@@ -158,11 +162,9 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
     int16_t w = epoch_writer_[p], last = last_writer_[p];
     epoch_writer_[p] = kNoWriter;
     last_writer_[p] = w;
-    if (w < 0 || (last != kNoWriter && last != w)) continue;
-    if (!in_run[i] && last != w) continue;  // neither a run of w's nor w's again
+    if (w < 0 || !moves_to_writer(last, w, in_run[i], moves_[p])) continue;
     bool first = moves_[p] == 0;
     if (!first && home_[p] == w) continue;  // already there, and known so everywhere
-    if (moves_[p] >= kMoveBudget) continue;
     ++moves_[p];
     ++moved;
     move_home(p, w, target, batch, became_home);
@@ -293,9 +295,7 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   size_t sent = 0;
   for (uint32_t p : dirty) {
     const int16_t last = last_writer_[p];
-    const bool likely = moves_[p] < kMoveBudget && (last == kNoWriter || last == self_) &&
-                        (last == self_ || whole_group_mine(p));
-    if (likely) {
+    if (moves_to_writer(last, (int16_t)self_, last == self_ || whole_group_mine(p), moves_[p])) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {
