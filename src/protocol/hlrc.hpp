@@ -16,27 +16,7 @@
 // (--threads, api/node_threads.hpp): see sync_mu_ and the constructor.
 //
 // How each step is carried out is one axis of ProtocolConfig, implemented
-// in one place each:
-//   home claim   home_directory.cpp   message to the directory node / remote CAS
-//   page fetch   page_fetch.cpp       request to the home's handler / one-sided read
-//   diffs        diff_propagation.cpp packed message to the home / one-sided writes
-//   locks        sync/lock_service (manager: notices travel in the grant) /
-//                sync/atomic_lock  (remote atomics: the releaser's timestamp
-//                is kept with the lock)
-//   barrier      sync/barrier_service (manager merges notices) /
-//                sync/atomic_barrier  (remote atomics: timestamps only)
-//   notices      notice_propagation.cpp  lazy (grants, barriers, pulled from
-//                the writers) / pushed at release into every node's buffer
-//   home         home_migration.cpp   fixed / moved at barriers to a page's
-//                single writer
-//   prefetch     page_fetch.cpp       off / the next pages of a miss, with a
-//                history that turns it off where it was wasted
-//   rewrites     rewrite_detection.cpp  a fault per interval / written pages
-//                kept writable, compared with their twins at release
-//   whole        whole_page_writes.cpp  diffs as runs / a dense diff of a page
-//                held exclusively at its home as one whole-page write
-//   detect       write_scan.cpp       write-protect faults / no fault: a scan of
-//                the page tables at release finds the written pages
+// in one place each: README.md in this directory maps the axes to files.
 //
 // Under --races (race_recording.cpp) the engine also records, per interval,
 // the bytes this node wrote and the clock it began with.
@@ -356,6 +336,9 @@ class Hlrc final : public Protocol {
   // A diff of `page` leaves its twin up to date (kept) or frees it.
   bool keeps_twin(size_t page, bool keep) const { return keep && (kept_.empty() || kept_[page] != 0); }
   void unkeep(size_t page);
+  // A kept page stops being kept: write-protected (into `batch`); its twin
+  // is the caller's to free.
+  void protect_unkept(size_t page, ProtectionBatch &batch);
   // An acquire learnt that another node wrote this kept home page.
   void kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch);
   // A kept home page differs from its twin: named written, and "maybe

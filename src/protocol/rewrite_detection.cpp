@@ -125,11 +125,8 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
       continue;
     }
     if (kept_[p] == kKeptAhead) add(stats().write_ahead_unused);
-    kept_[p] = 0;
     free_twin(p);
-    state_[p] = kReadOnly;
-    batch.set(p, Prot::read);
-    if (home_[p] == self_) unkept_.push_back(p);
+    protect_unkept(p, batch);
   }
   kept_count_ = kept;
 }
@@ -151,21 +148,23 @@ void Hlrc::choose_kept(const std::vector<uint32_t> &written, ProtectionBatch &ba
       continue;
     }
     // A copy written for the first time in a long while: write-protected,
-    // as under rewrites=fault (its list entry, if any, goes at the next
-    // sweep); its twin goes with its diff.
-    kept_[p] = 0;
-    state_[p] = kReadOnly;
-    batch.set(p, Prot::read);
-    if (home_[p] == self_ && has_twin_[p] && !races_) free_twin(p);  // --races: record_home_writes frees it
+    // as under rewrites=fault; its twin goes with its diff.
+    protect_unkept(p, batch);
   }
 }
 
+void Hlrc::protect_unkept(size_t page, ProtectionBatch &batch) {
+  kept_[page] = 0;  // its list entry, if any, goes at the next sweep
+  state_[page] = kReadOnly;
+  batch.set(page, Prot::read);
+  if (home_[page] == self_) unkept_.push_back((uint32_t)page);
+}
+
 void Hlrc::keep_written(const std::vector<uint32_t> &written) {
-  bool fenced = false;
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
     if (state_[p] != kWritable || home_[p] != self_) continue;  // elsewhere the diff brought the twin up to date
-    if (untracked_[p] || untrack_uncopied_home_page(p, fenced)) continue;
+    if (untracked_[p]) continue;  // choose_kept found nobody had copied it
     races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
     if (!has_twin_[p]) {
       take_twin_slot(p);
@@ -189,11 +188,8 @@ void Hlrc::kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch)
     // sort's buckets), more likely written once than phase after phase.
     // Write-protected, as under rewrites=fault, rather than compared and
     // its twin copied at every release of its window.
-    kept_[page] = 0;
     free_twin(page);
-    state_[page] = kReadOnly;
-    batch.set(page, Prot::read);
-    unkept_.push_back((uint32_t)page);
+    protect_unkept(page, batch);
     return;
   }
   // At a barrier this node has not written the page since its release, so
