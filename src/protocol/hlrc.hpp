@@ -341,6 +341,8 @@ class Hlrc final : public Protocol {
   void protect_unkept(size_t page, ProtectionBatch &batch);
   // An acquire learnt that another node wrote this kept home page.
   void kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch);
+  // Whether a kept page differs from its twin (any write, or a diff landed).
+  bool differs_from_twin(size_t page);
   // A kept home page differs from its twin: named written, and "maybe
   // written" if other nodes' diffs landed since the twin was taken.
   void note_kept_home_change(size_t page);

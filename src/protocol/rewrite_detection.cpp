@@ -107,7 +107,7 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
     uint32_t p = kept_list_[i];
     if (!kept_[p]) continue;  // dropped since (invalidated, moved)
     bool faulted = written_[p];
-    if (faulted || memcmp(region_->sys_page(p), twin(p), kPageBytes) != 0) {
+    if (faulted || differs_from_twin(p)) {
       if (untrack_uncopied_home_page(p, fenced)) continue;  // written, with nobody to tell
       note_rewrite(p);  // opened ahead or not: the gap since it was last found written
       kept_[p] = 1;
@@ -194,9 +194,20 @@ void Hlrc::kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch)
   }
   // At a barrier this node has not written the page since its release, so
   // a difference is only the other nodes' diffs: nothing to name.
-  if (!quiet_since_release_ && memcmp(region_->sys_page(page), twin(page), kPageBytes) != 0)
+  if (!quiet_since_release_ && differs_from_twin(page))
     note_kept_home_change(page);
   refresh_home_twin(page);
+}
+
+bool Hlrc::differs_from_twin(size_t page) {
+  // Under --races the diff handler changes a home page's twin, then the
+  // page (race_recording.cpp): a comparison between the two could see a
+  // byte change under it, and memcmp re-reads the first differing byte to
+  // make its result, so it would answer "equal" for a page the home did
+  // write further on, and those writes would be lost.  The lock is a no-op
+  // otherwise.
+  races::PageLocks::Hold hold(twin_locks_, page);
+  return memcmp(region_->sys_page(page), twin(page), kPageBytes) != 0;
 }
 
 void Hlrc::note_kept_home_change(size_t page) {

@@ -131,6 +131,14 @@ foreach(entry "gap8|rdsm||8|few" "gap8_no_writeahead|rdsm|writeahead=off|8|few"
                        FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
 
+# A kept home page that another node writes too, compared with its twin
+# while that node's diffs land, under --races, where the diff handler
+# updates the twin too (shared_kept_page.c).
+add_test(NAME mp.shared_kept_page
+         COMMAND $<TARGET_FILE:rdsm> run -n 2 --races --timeout 90 --quiet $<TARGET_FILE:mp_shared_kept_page>)
+set_tests_properties(mp.shared_kept_page PROPERTIES LABELS "mp;races" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS"
+                     FAIL_REGULAR_EXPRESSION "FAIL")
+
 # A node in rdsm_finalize still answers its peers (finalize_answers.c): a
 # kept page written elsewhere in the last interval goes home after the
 # protocol's last barrier, and in poll mode the home answers only while it
