@@ -14,9 +14,11 @@
 //     writing it, so they must land in its twin as well, or they would be
 //     taken for the home's writes.  Only a handler applying the diff can do
 //     that, so diffs go by message (diff=message) under recording; the
-//     handler holds the page's lock against the home making or dropping
-//     the twin, and bytes the home wrote that the diff overwrites are
-//     recorded for the home first (apply_diff_at_home);
+//     handler holds the page's lock against the home making, dropping,
+//     refreshing or comparing the twin (a comparison between the twin's
+//     update and the page's would miss the home's writes:
+//     Hlrc::differs_from_twin), and bytes the home wrote that the diff
+//     overwrites are recorded for the home first (apply_diff_at_home);
 //   - writes detected by a page-table scan have no twin at the home before
 //     they happen, so detection is by faults (detect=sync).
 // The other axes keep their choices: kept pages, pages written ahead and
