@@ -79,6 +79,7 @@
 #include <cstring>
 
 #include "protocol/hlrc.hpp"
+#include "protocol/page_compare.hpp"
 #include "stats/stats.hpp"
 
 namespace rdsm {
@@ -200,14 +201,15 @@ void Hlrc::kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch)
 }
 
 bool Hlrc::differs_from_twin(size_t page) {
-  // Under --races the diff handler changes a home page's twin, then the
-  // page (race_recording.cpp): a comparison between the two could see a
-  // byte change under it, and memcmp re-reads the first differing byte to
-  // make its result, so it would answer "equal" for a page the home did
-  // write further on, and those writes would be lost.  The lock is a no-op
-  // otherwise.
+  // Other nodes' one-sided diffs may write a home page during the
+  // comparison: pages_differ reads each byte once, so a byte changing under
+  // it cannot hide the home's own writes further on (memcmp re-reads the
+  // first differing byte and can answer "equal" then).  Under --races the
+  // diff handler also changes the twin, before the page
+  // (race_recording.cpp); the lock (a no-op otherwise) keeps the
+  // comparison from naming a page written for the moment between the two.
   races::PageLocks::Hold hold(twin_locks_, page);
-  return memcmp(region_->sys_page(page), twin(page), kPageBytes) != 0;
+  return pages_differ(region_->sys_page(page), twin(page), kPageBytes);
 }
 
 void Hlrc::note_kept_home_change(size_t page) {
