@@ -34,8 +34,18 @@
 // nobody else, so two nodes writing one page cannot take it from each
 // other for ever.
 //
-// Not yet: minipages (several views of one physical page), data by
-// one-sided reads, replies by one-sided writes (the papers' RDMA options).
+// Minipages (RDSM_MINIPAGES, memory/minipage_views.hpp): the coherence
+// unit is the application view's virtual page, so a minipage, which has a
+// virtual page of its own in one of the views of the minipage area, has its
+// own owner, readers, manager (virtual page mod nodes) and protection
+// exactly as a page does; the code below says "page" for either.  What
+// differs is the data: a minipage's extent (its bytes within the data page
+// behind its view) is set when it is allocated, in an extent word at its
+// manager beside the owner word, and orders and replies carry the extent,
+// so only those bytes move.  An unallocated minipage has an empty extent.
+//
+// Not yet: data by one-sided reads, replies by one-sided writes (the
+// papers' RDMA options), merging minipages always accessed together.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -46,6 +56,7 @@
 #include <unordered_map>
 
 #include "common/page_array.hpp"
+#include "memory/minipage_views.hpp"
 #include "protocol/protocol.hpp"
 #include "protocol/sc_messages.hpp"
 #include "sync/locks.hpp"
@@ -74,6 +85,7 @@ class Sc final : public Protocol {
   void acquire() override { f_.poll(); }
 
   void place(size_t first, size_t count, rdsm_placement placement) override;
+  void place_minipage(size_t page, size_t offset, size_t bytes) override;
   // The managers know every owner; a node learns a page's when it faults.
   void learn_homes(size_t, size_t) override {}
   void populate_copies(size_t first, size_t count) override;
@@ -125,6 +137,16 @@ class Sc final : public Protocol {
     return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(owner_seg_.base)[page / nodes_]);
   }
   uint64_t *readers(size_t page) { return readers_.data() + (page / nodes_) * reader_words_; }
+  // A minipage's extent word, at its manager: offset << 16 | bytes, 0 while
+  // it is not allocated.  Indexed from the first minipage's row.
+  size_t extent_index(size_t page) const { return page / nodes_ - views().phys_pages / nodes_; }
+  sc::Extent extent(size_t page);  // manager; the whole page for a data page
+
+  const ViewLayout &views() const { return region_->views(); }
+  // The bytes of `page` an extent names, in the system view.
+  uint8_t *sys_bytes(size_t page, const sc::Extent &e) const {
+    return region_->sys_page(views().phys_of(page)) + e.offset;
+  }
 
   // ---- server (sc_server.cpp)
   void on_order(const sc::OrderMsg &o, sc::Outbox &out);
@@ -134,7 +156,7 @@ class Sc final : public Protocol {
   ProtocolConfig cfg_;
   int self_, nodes_;
   size_t pages_ = 0;
-  fabric::Segment data_seg_, owner_seg_;
+  fabric::Segment data_seg_, owner_seg_, extent_seg_;
   std::unique_ptr<SharedRegion> region_;
   std::unique_ptr<sync::Locks> locks_;
   std::unique_ptr<sync::Barrier> barrier_;

@@ -44,9 +44,11 @@ void Sc::take_reply(const sc::ReplyMsg &r, const uint8_t *data) {
   if (r.page != asked_ || granted_.load(std::memory_order_relaxed))
     fatal("internal error: an answer for page %u, which this node is not asking for", r.page);
   if (data) {
-    // The page is inaccessible here until the last answer: writing the
-    // system view races with nothing.
-    memcpy(region_->sys_page(r.page), data, kPageBytes);
+    // The page (or minipage) is inaccessible here until the last answer:
+    // writing its bytes in the system view races with nothing.  A
+    // minipage's neighbours in its data page are other coherence units,
+    // possibly written here right now: only its own bytes are copied.
+    memcpy(sys_bytes(r.page, r.extent), data, r.extent.bytes);
     add(stats().pages_fetched);
   }
   if (++replies_ < r.expect) return;
