@@ -86,10 +86,11 @@ void *SharedAllocator::allocate_minipage(size_t bytes, const char *call) {
     uint64_t taken = f_.fetch_add(kMetaNode, meta_.id, kAreaBumpOffset, 1);
     if (taken >= l.area_pages)
       api_error(call,
-                "out of minipages: all %zu pages of the minipage area (%zu minipages of up to %zu views each) are "
+                "out of minipages: all %zu pages of the minipage area (up to %zu minipages, %zu per page) are "
                 "taken; give minipages only to the variables that need them (RDSM_MINIPAGES=explicit and "
-                "rdsm_malloc_minipage), more views per page (RDSM_MINIPAGE_VIEWS), or RDSM_MINIPAGES=off",
-                l.area_pages, l.area_pages * l.views, l.views);
+                "rdsm_malloc_minipage), more per page (RDSM_MINIPAGE_VIEWS), under uffd a larger --region-size "
+                "if it is below %zu MiB (the area is at most a quarter of the region), or RDSM_MINIPAGES=off",
+                l.area_pages, l.area_pages * l.views, l.views, kDefaultAreaPages * 4 * kPageBytes >> 20);
     mini_page_ = l.area_first() + taken;
     mini_used_ = 0;
     mini_view_ = 0;

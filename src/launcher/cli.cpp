@@ -28,8 +28,8 @@ const char *const kEmuBases[] = {"shm"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
 enum class Flag {
-  nodes, protocol, axes, handler, memory, minipages, fabric, emu, emu_preset, emu_base, hosts, hostfile, placement, region_size,
-  locks, threads, stats, trace, races, timeout, hang_timeout, quiet, help
+  nodes, protocol, axes, handler, memory, minipages, fabric, emu, emu_preset, emu_base, hosts, hostfile, placement,
+  region_size, locks, threads, stats, trace, races, timeout, hang_timeout, quiet, help
 };
 
 struct FlagSpec {
@@ -192,8 +192,8 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
   Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, memory{{}, "RDSM_MEMORY"},
-      minipages{{}, "RDSM_MINIPAGES"}, old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"}, emu{{}, "RDSM_EMU"}, emu_preset{{}, "RDSM_EMU_PRESET"},
-      emu_base{{}, "RDSM_EMU_BASE"},
+      minipages{{}, "RDSM_MINIPAGES"}, old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"},
+      emu{{}, "RDSM_EMU"}, emu_preset{{}, "RDSM_EMU_PRESET"}, emu_base{{}, "RDSM_EMU_BASE"},
       placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"},
       threads{{}, "RDSM_THREADS"}, hang{{}, "RDSM_HANG_TIMEOUT"}, trace{{}, "RDSM_TRACE"}, races{{}, "RDSM_RACES"};
   std::optional<std::string> stats_text, timeout_text;
