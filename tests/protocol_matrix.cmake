@@ -342,11 +342,22 @@ add_test(NAME false_sharing.sc.n2 COMMAND ${run} -n 2 $<TARGET_FILE:false_sharin
 add_test(NAME false_sharing.async.n2
          COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol async --timeout 300 --quiet $<TARGET_FILE:false_sharing>
                  --iters 2000)
+# Adaptive minipages: followers are learnt from faults with no
+# synchronisation between them, which the false-sharing app's checks of
+# every counter make (16 per node, 30 rounds, little work between updates).
+add_test(NAME false_sharing.sc+minipages-adaptive.n2
+         COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol sc --minipages adaptive --timeout 300 --quiet
+                 $<TARGET_FILE:false_sharing> --vars 16 --rounds 30 --iters 600 --work 20)
+add_test(NAME false_sharing.sc+minipages-adaptive.poll.n4
+         COMMAND $<TARGET_FILE:rdsm> run -n 4 --protocol sc --minipages adaptive --handler poll --timeout 300 --quiet
+                 $<TARGET_FILE:false_sharing> --vars 16 --rounds 30 --iters 600 --work 20)
 list(APPEND sc_tests stress.sc+minipages.n2 stress.sc+minipages.n4 stress.sc+minipages.${RDSM_SECOND_MEMORY}.n4
-     false_sharing.sc+minipages.n2 false_sharing.sc+minipages.n4 false_sharing.sc.n2 false_sharing.async.n2)
+     false_sharing.sc+minipages.n2 false_sharing.sc+minipages.n4 false_sharing.sc.n2 false_sharing.async.n2
+     false_sharing.sc+minipages-adaptive.n2 false_sharing.sc+minipages-adaptive.poll.n4)
 set_tests_properties(${sc_tests} PROPERTIES LABELS mp TIMEOUT 400 PASS_REGULAR_EXPRESSION "PASS"
                                             FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 # Minipage tests must really run with minipages: the counters of different
 # nodes never share a page.
-set_tests_properties(false_sharing.sc+minipages.n2 false_sharing.sc+minipages.n4 PROPERTIES PASS_REGULAR_EXPRESSION
+set_tests_properties(false_sharing.sc+minipages.n2 false_sharing.sc+minipages.n4 false_sharing.sc+minipages-adaptive.n2
+                     false_sharing.sc+minipages-adaptive.poll.n4 PROPERTIES PASS_REGULAR_EXPRESSION
                      "PASS false_sharing:.*none shared")

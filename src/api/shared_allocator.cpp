@@ -76,7 +76,8 @@ uint64_t SharedAllocator::bump(size_t bytes, const char *call) {
 
 bool SharedAllocator::wants_minipage(size_t bytes, bool asked) const {
   if (bytes >= kPageBytes || !protocol_->region().views().on()) return false;
-  return minipages_ == MinipageMode::on || (asked && minipages_ == MinipageMode::explicit_only);
+  return minipages_ == MinipageMode::on || minipages_ == MinipageMode::adaptive ||
+         (asked && minipages_ == MinipageMode::explicit_only);
 }
 
 void *SharedAllocator::allocate_minipage(size_t bytes, const char *call) {

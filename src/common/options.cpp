@@ -148,9 +148,11 @@ Options options_from_environment() {
     if (!strcmp(v, "off")) o.minipages = MinipageMode::off;
     else if (!strcmp(v, "on")) o.minipages = MinipageMode::on;
     else if (!strcmp(v, "explicit")) o.minipages = MinipageMode::explicit_only;
+    else if (!strcmp(v, "adaptive")) o.minipages = MinipageMode::adaptive;
     else
       fatal("RDSM_MINIPAGES=%s is not a choice; use off (page granularity), on (every allocation smaller than a "
-            "page gets a minipage of its own, under --protocol sc) or explicit (only rdsm_malloc_minipage's do)",
+            "page gets a minipage of its own, under --protocol sc), explicit (only rdsm_malloc_minipage's do) or "
+            "adaptive (as on, and minipages always accessed together are asked for together)",
             v);
   }
   if (const char *v = env("RDSM_MINIPAGE_VIEWS"))

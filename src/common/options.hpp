@@ -14,7 +14,9 @@ enum class HandlerMode { interrupt, poll };
 //   off       page granularity; rdsm_malloc_minipage allocates as rdsm_malloc
 //   on        every allocation smaller than a page gets a minipage of its own
 //   explicit  only rdsm_malloc_minipage's allocations do
-enum class MinipageMode { off, on, explicit_only };
+//   adaptive  as on, and a fault on a minipage also asks for the one this
+//             node has faulted on right after it, repeatedly (sc.hpp)
+enum class MinipageMode { off, on, explicit_only, adaptive };
 constexpr int kDefaultMinipageViews = 16;
 constexpr int kMaxMinipageViews = 256;
 

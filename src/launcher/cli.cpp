@@ -48,7 +48,8 @@ const FlagSpec kFlags[] = {
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
     {Flag::minipages, "minipages", 0, "MODE",
      "--protocol sc: off (page granularity, default), on (every allocation smaller than a page gets a minipage: "
-     "a protection of its own, no false sharing) or explicit (only rdsm_malloc_minipage's)"},
+     "a protection of its own, no false sharing), explicit (only rdsm_malloc_minipage's) or adaptive (as on, and "
+     "minipages always accessed together are fetched together)"},
     {Flag::fabric, "fabric", 0, "F",
      "transport between nodes: shm (processes on this host, default), mpi (started through mpirun) or emu (shm with "
      "a modelled network's costs)"},
@@ -321,8 +322,8 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   }
 
   if (auto v = minipages.value(&source, "minipages")) {
-    if (*v != "off" && *v != "on" && *v != "explicit")
-      throw UsageError("unknown minipage mode " + quoted(*v) + " (" + source + "); use off, on or explicit");
+    if (*v != "off" && *v != "on" && *v != "explicit" && *v != "adaptive")
+      throw UsageError("unknown minipage mode " + quoted(*v) + " (" + source + "); use off, on, explicit or adaptive");
     ProtocolConfig probe = *find_protocol(cfg.protocol);
     std::string error;
     apply_axes(probe, cfg.axes, error);  // checked already

@@ -26,7 +26,10 @@ std::unique_ptr<Protocol> make_protocol(fabric::Fabric &f, const Options &opt, c
     fatal("RDSM_MINIPAGES=%s needs the sc protocol: minipages are a feature of its single-writer sequential "
           "consistency, and %s keeps whole pages (release consistency merges the writes of several nodes to "
           "one page with diffs instead); use --protocol sc or RDSM_MINIPAGES=off",
-          opt.minipages == MinipageMode::on ? "on" : "explicit", cfg.name.c_str());
+          opt.minipages == MinipageMode::on         ? "on"
+          : opt.minipages == MinipageMode::adaptive ? "adaptive"
+                                                    : "explicit",
+          cfg.name.c_str());
   return std::make_unique<Hlrc>(f, opt, cfg);
 }
 

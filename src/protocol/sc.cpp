@@ -34,6 +34,7 @@ Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   owner_seg_ = f_.register_segment(managed * sizeof(uint64_t));
   if (views.on()) extent_seg_ = f_.register_segment((managed - views.phys_pages / nodes_) * sizeof(uint32_t));
   region_ = std::make_unique<SharedRegion>(opt_, data_seg_, false, views);
+  adaptive_ = views.on() && opt_.minipages == MinipageMode::adaptive && nodes_ > 1;
   access_.reset(pages_);
   reader_words_ = ((size_t)nodes_ + 63) / 64;
   readers_.reset(managed * reader_words_);
@@ -146,7 +147,7 @@ void Sc::handle(int src, fabric::MsgType type, const void *data, size_t len, sc:
       // owner to serve itself.
       if (src == self_ && r.has_data) bad();
       if (len != sizeof r + (r.has_data ? r.extent.bytes : 0) || r.extent.offset + r.extent.bytes > kPageBytes) bad();
-      take_reply(r, r.has_data ? static_cast<const uint8_t *>(data) + sizeof r : nullptr);
+      take_reply(r, r.has_data ? static_cast<const uint8_t *>(data) + sizeof r : nullptr, out);
       break;
     }
     default: bad();

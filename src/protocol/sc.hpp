@@ -44,8 +44,21 @@
 // manager beside the owner word, and orders and replies carry the extent,
 // so only those bytes move.  An unallocated minipage has an empty extent.
 //
+// Adaptive minipages (RDSM_MINIPAGES=adaptive, sc_adaptive.cpp): minipages
+// always accessed together are fetched together.  The requestor learns,
+// for each minipage, the minipage it faults on next in the same
+// synchronisation epoch; once that pair has been seen twice in a row, a
+// fault on the first also asks for the second.  Coherence stays per
+// minipage (each of the two is a request of its own at its own manager),
+// so nothing needs agreeing between nodes and a wrong guess costs one
+// transfer, never correctness.  The second request is a "follower": the
+// faulting thread does not wait for it, and its answer is taken and
+// acknowledged at once (it has no access to retry), so it never holds its
+// manager back and two nodes asking for the same pair cannot wait for
+// each other.
+//
 // Not yet: data by one-sided reads, replies by one-sided writes (the
-// papers' RDMA options), merging minipages always accessed together.
+// papers' RDMA options).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -120,10 +133,25 @@ class Sc final : public Protocol {
   // On the fault service thread, once the faulting thread retried: the
   // acknowledgement lets the manager go on with the page.
   void on_retried();
-  void take_reply(const sc::ReplyMsg &r, const uint8_t *data);
+  void take_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out);
   // The application is about to synchronise: the acknowledgement of its
   // last fault has gone (it has retried, so that is a matter of moments).
   void settle_ack();
+
+  // ---- adaptive minipages (sc_adaptive.cpp); the service thread's, but
+  // for the follower's answers (mu_)
+  // Notes that this node faults on `page` now (the pair it makes with the
+  // fault before it).
+  void learn_pair(size_t page, bool write);
+  // In the fault's step: asks for the follower of `page` too, if learnt.
+  void ask_follower(size_t page, sc::Outbox &out);
+  // An answer for the follower: true if `r` was one (taken, acknowledged
+  // once complete).
+  bool take_follower_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out);
+  // Waits until no follower request is open (before a fault on it, before a barrier).
+  void settle_follower();
+  // Synchronisation starts a new epoch: pairs do not span it.
+  void new_epoch() { epoch_.fetch_add(1, std::memory_order_relaxed); }
 
   // ---- manager (sc_manager.cpp); pages with page % nodes == self
   void on_request(int requestor, const sc::RequestMsg &r, sc::Outbox &out);
@@ -156,6 +184,7 @@ class Sc final : public Protocol {
   ProtocolConfig cfg_;
   int self_, nodes_;
   size_t pages_ = 0;
+  bool adaptive_ = false;  // RDSM_MINIPAGES=adaptive, with more than one node
   fabric::Segment data_seg_, owner_seg_, extent_seg_;
   std::unique_ptr<SharedRegion> region_;
   std::unique_ptr<sync::Locks> locks_;
@@ -171,6 +200,23 @@ class Sc final : public Protocol {
   uint32_t replies_ = 0;  // answers received so far; mu_
   std::atomic<bool> granted_{false};
   std::atomic<bool> ack_owed_{false};  // granted, acknowledgement not sent yet
+
+  // Adaptive minipages: each minipage's learnt follower (the page faulted
+  // on next, whether that was a write, how many times in a row; service
+  // thread only), the last fault and its epoch, and the follower request
+  // open, if any (page, answers; mu_).
+  struct Follower {
+    uint32_t page = 0;
+    bool write = false;
+    uint8_t seen = 0;
+  };
+  static constexpr uint32_t kNoPage = UINT32_MAX;
+  std::unordered_map<uint32_t, Follower> followers_;
+  uint32_t last_fault_ = kNoPage, before_last_ = kNoPage;
+  uint64_t last_epoch_ = 0;
+  std::atomic<uint64_t> epoch_{0};
+  uint32_t follower_asked_ = kNoPage, follower_replies_ = 0;
+  std::atomic<bool> follower_open_{false};
 
   // Manager, indexed by page / nodes: the readers (a bit per node, owner
   // not included), whether a request is in progress, and the requests
