@@ -10,7 +10,9 @@
  *      the whole array;
  *  (b) lock-protected counters: counters on shared and separate pages, each
  *      with its own lock, incremented at random by every node; barrier,
- *      everyone checks every counter;
+ *      everyone checks every counter (--small-counters: each counter is a
+ *      small allocation of its own, so that with minipages each has its own
+ *      protection, and without them they share one page);
  *  (c) producer/consumer chains: a block handed from node to node through
  *      mailboxes guarded by locks; each consumer checks the block and a log
  *      written by every earlier hop of its chain (visibility must be
@@ -46,11 +48,13 @@
 #include "common/app_util.h"
 #include "rdsm.h"
 
-static const char *kUsage = "(--seed S | --seeds FIRST:COUNT) [--rounds R] [--json FILE]\n"
+static const char *kUsage = "(--seed S | --seeds FIRST:COUNT) [--rounds R] [--small-counters] [--json FILE]\n"
                             "  randomised data-race-free stress test (R rounds, default 20), checked against\n"
                             "  a sequential oracle; the same seed gives the same schedule.  --seeds runs\n"
                             "  seeds FIRST, FIRST+1, ... (COUNT of them) one after another in one job, each\n"
-                            "  from zeroed shared memory, and stops at the first seed that fails.";
+                            "  from zeroed shared memory, and stops at the first seed that fails.\n"
+                            "  --small-counters allocates each lock-protected counter on its own\n"
+                            "  (rdsm_malloc_all of 8 bytes): minipages under sc with RDSM_MINIPAGES=on.";
 
 enum {
   ARRAY_PAGES = 16,   /* round (a): up to this many pages are written */
@@ -90,6 +94,7 @@ typedef struct shared_state {
   uint64_t *chain_log;       /* MAX_CHAINS * (MAX_HOPS + 1) */
   uint8_t *owned;            /* OWN_PAGES pages */
   uint64_t *handoff;         /* round (d): the phase whose messenger page is ready */
+  volatile uint64_t *small_counter[NCOUNTERS]; /* --small-counters: the counters, else NULL */
   node_report *reports;      /* one per node */
 } shared_state;
 
@@ -168,6 +173,7 @@ static void round_bytes(ctx *c) {
 /* ---- (b) lock-protected counters ---------------------------------------- */
 
 static volatile uint64_t *counter(ctx *c, int k) {
+  if (c->sh.small_counter[0]) return c->sh.small_counter[k];
   /* Pages k % 4; on each page the counters sit next to each other, so one
    * page (even one cache line) is written under several different locks. */
   return (volatile uint64_t *)(c->sh.counter_pages + (size_t)(k % COUNTER_PAGES) * c->psz +
@@ -416,7 +422,10 @@ static int round_kind(const ctx *c, int64_t round) {
 /* Collective: every node allocates the same shared structures.  Homes are
  * spread over the nodes, so every node is home to some of the data the
  * others write. */
-static void alloc_shared(ctx *c) {
+static void alloc_shared(ctx *c, int small_counters) {
+  if (small_counters)
+    for (int k = 0; k < NCOUNTERS; ++k)
+      c->sh.small_counter[k] = (volatile uint64_t *)rdsm_malloc_all(sizeof(uint64_t), RDSM_PLACE_DEFAULT);
   c->sh.array = (uint8_t *)rdsm_malloc_all((size_t)ARRAY_PAGES * c->psz, RDSM_PLACE_CYCLIC);
   c->sh.counter_pages = (uint8_t *)rdsm_malloc_all((size_t)COUNTER_PAGES * c->psz, RDSM_PLACE_CYCLIC);
   c->sh.mailboxes = (uint8_t *)rdsm_malloc_all((size_t)MAX_CHAINS * MAX_HOPS * 2 * c->psz, RDSM_PLACE_CYCLIC);
@@ -442,6 +451,8 @@ static void rezero_shared(ctx *c) {
   rdsm_barrier();
   zero_my_pages(c, c->sh.array, ARRAY_PAGES);
   zero_my_pages(c, c->sh.counter_pages, COUNTER_PAGES);
+  if (c->sh.small_counter[0])
+    for (int k = c->me; k < NCOUNTERS; k += c->nodes) *c->sh.small_counter[k] = 0;
   zero_my_pages(c, c->sh.mailboxes, (size_t)MAX_CHAINS * MAX_HOPS * 2);
   zero_my_pages(c, c->sh.owned, OWN_PAGES);
   if (c->me == 0) memset(c->sh.chain_log, 0, sizeof(uint64_t) * MAX_CHAINS * (MAX_HOPS + 1));
@@ -601,8 +612,11 @@ int main(int argc, char **argv) {
   int have_seed = 0, have_seeds = 0;
   long long rounds = 20;
   const char *json = NULL;
+  int small_counters = 0;
   app_args args = app_args_start(argc, argv, "stress", kUsage);
+  args.flags = "--small-counters";
   while (app_args_next(&args)) {
+    if (app_arg_flag(&args, "--small-counters", &small_counters)) continue;
     if (app_arg_u64(&args, "--seed", "seed", &seed)) {
       have_seed = 1;
       continue;
@@ -633,7 +647,7 @@ int main(int argc, char **argv) {
   }
 
   app_verdict verdict = app_verdict_create();
-  alloc_shared(&c);
+  alloc_shared(&c, small_counters);
   job j;
   memset(&j, 0, sizeof j);
   j.sh = c.sh;

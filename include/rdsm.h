@@ -72,6 +72,13 @@ typedef enum rdsm_placement {
  * roots or a message of the program's own, after synchronising. */
 void *rdsm_malloc(size_t size);
 void *rdsm_malloc_placed(size_t size, rdsm_placement placement);
+/* rdsm_malloc, except under --protocol sc with RDSM_MINIPAGES=explicit
+ * (or on, or adaptive): there a block smaller than a page gets a minipage
+ * of its own, a virtual page of its own over the shared physical page, so
+ * that nodes writing different such blocks do not take the page from each
+ * other (false sharing).  Elsewhere (RDSM_MINIPAGES=off, the other
+ * protocols) it is rdsm_malloc.  Owned by the first node to touch it. */
+void *rdsm_malloc_minipage(size_t size);
 /* Collective: every node calls it with the same arguments and gets the
  * same pointer. */
 void *rdsm_malloc_all(size_t size, rdsm_placement placement);

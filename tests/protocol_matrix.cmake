@@ -320,5 +320,44 @@ add_test(NAME litmus.async.interrupt.n2
 list(APPEND sc_tests stress.sc.${RDSM_SECOND_MEMORY}.n4 sor.sc.${RDSM_SECOND_MEMORY}.n2
      litmus.sc.${RDSM_SECOND_MEMORY}.n2 stress.sc+lock-atomic.barrier-atomic.n4 stress.sc.interrupt.n2t2
      litmus.sc.interrupt.n4 litmus.async.interrupt.n2)
+# Minipages (--minipages on): the stress with each lock-protected counter a
+# small allocation of its own, so a minipage (the rest of its data is whole
+# pages), at 2 and 4 nodes and under the other memory backend, where views
+# are more mappings; the false-sharing app with and without them, and under
+# a release-consistency preset, which has no minipages and merges the
+# falsely shared writes with diffs.
+set(minipage_run $<TARGET_FILE:rdsm> run --protocol sc --minipages on --timeout 300 --quiet)
+add_test(NAME stress.sc+minipages.n2
+         COMMAND ${minipage_run} -n 2 $<TARGET_FILE:stress> --small-counters --seeds ${sc_variant_seeds})
+add_test(NAME stress.sc+minipages.n4
+         COMMAND ${minipage_run} -n 4 $<TARGET_FILE:stress> --small-counters --seeds ${sc_variant_seeds})
+add_test(NAME stress.sc+minipages.${RDSM_SECOND_MEMORY}.n4
+         COMMAND ${minipage_run} -n 4 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:stress> --small-counters
+                 --seeds 1:2)
+add_test(NAME false_sharing.sc+minipages.n2
+         COMMAND ${minipage_run} -n 2 $<TARGET_FILE:false_sharing> --iters 5000)
+add_test(NAME false_sharing.sc+minipages.n4
+         COMMAND ${minipage_run} -n 4 $<TARGET_FILE:false_sharing> --iters 2000)
+add_test(NAME false_sharing.sc.n2 COMMAND ${run} -n 2 $<TARGET_FILE:false_sharing> --iters 2000)
+add_test(NAME false_sharing.async.n2
+         COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol async --timeout 300 --quiet $<TARGET_FILE:false_sharing>
+                 --iters 2000)
+# Adaptive minipages: followers are learnt from faults with no
+# synchronisation between them, which the false-sharing app's checks of
+# every counter make (16 per node, 30 rounds, little work between updates).
+add_test(NAME false_sharing.sc+minipages-adaptive.n2
+         COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol sc --minipages adaptive --timeout 300 --quiet
+                 $<TARGET_FILE:false_sharing> --vars 16 --rounds 30 --iters 600 --work 20)
+add_test(NAME false_sharing.sc+minipages-adaptive.poll.n4
+         COMMAND $<TARGET_FILE:rdsm> run -n 4 --protocol sc --minipages adaptive --handler poll --timeout 300 --quiet
+                 $<TARGET_FILE:false_sharing> --vars 16 --rounds 30 --iters 600 --work 20)
+list(APPEND sc_tests stress.sc+minipages.n2 stress.sc+minipages.n4 stress.sc+minipages.${RDSM_SECOND_MEMORY}.n4
+     false_sharing.sc+minipages.n2 false_sharing.sc+minipages.n4 false_sharing.sc.n2 false_sharing.async.n2
+     false_sharing.sc+minipages-adaptive.n2 false_sharing.sc+minipages-adaptive.poll.n4)
 set_tests_properties(${sc_tests} PROPERTIES LABELS mp TIMEOUT 400 PASS_REGULAR_EXPRESSION "PASS"
                                             FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
+# Minipage tests must really run with minipages: the counters of different
+# nodes never share a page.
+set_tests_properties(false_sharing.sc+minipages.n2 false_sharing.sc+minipages.n4 false_sharing.sc+minipages-adaptive.n2
+                     false_sharing.sc+minipages-adaptive.poll.n4 PROPERTIES PASS_REGULAR_EXPRESSION
+                     "PASS false_sharing:.*none shared")

@@ -83,6 +83,11 @@ void *rdsm_malloc_placed(size_t size, rdsm_placement placement) {
   return races::note_allocation(rt.allocator->allocate(size, placement, "rdsm_malloc_placed"), size,
                                 __builtin_return_address(0));
 }
+void *rdsm_malloc_minipage(size_t size) {
+  Runtime &rt = runtime_for("rdsm_malloc_minipage");
+  return races::note_allocation(rt.allocator->allocate(size, RDSM_PLACE_DEFAULT, "rdsm_malloc_minipage", true), size,
+                                __builtin_return_address(0));
+}
 void *rdsm_malloc_all(size_t size, rdsm_placement placement) {
   Runtime &rt = runtime_for("rdsm_malloc_all");
   check_node_level("rdsm_malloc_all", rt);

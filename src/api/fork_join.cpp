@@ -481,6 +481,15 @@ void init(size_t shared_bytes) {
     fatal("this is a fork-join (SPLASH) program: its master forks the workers (CREATE), so start one process: "
           "`rdsm run -n 1 PROGRAM ...` or the program alone (the program's own option sets how many workers)");
   }
+  // Each job of a fork-join program starts a protocol of its own, which
+  // learns the pages the jobs before it allocated (placed at the master)
+  // but could not learn their minipages (which node holds each, and which
+  // bytes of its page it is): such a program runs at page granularity.
+  if (base.minipages != MinipageMode::off) {
+    warn("RDSM_MINIPAGES is ignored in a fork-join (SPLASH) program: each of its jobs starts the protocol anew, "
+         "and minipages do not outlive a job; its shared memory is kept at page granularity");
+    base.minipages = MinipageMode::off;
+  }
   // Some SPLASH programs keep shared pointers in 32-bit integers: unless told
   // otherwise, the region goes below 4 GiB.
   if (!getenv("RDSM_REGION_BASE")) base.region_base = kLowRegionBase;

@@ -78,7 +78,7 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   // The segments whose size does not depend on the job's size first, in
   // this order, then the protocol's data segment: a fork-join master keeps
   // them all from one job to the next (see fork_join.hpp).
-  rt->allocator = std::make_unique<SharedAllocator>(*rt->fabric, placement_named(rt->opt.placement));
+  rt->allocator = std::make_unique<SharedAllocator>(*rt->fabric, placement_named(rt->opt.placement), rt->opt.minipages);
   rt->registry = std::make_unique<SyncRegistry>(*rt->fabric, rt->opt.locks);
   rt->protocol = make_protocol(*rt->fabric, rt->opt, *cfg);
   rt->allocator->bind(*rt->protocol);

@@ -11,6 +11,7 @@ namespace rdsm {
 namespace {
 constexpr int kMetaNode = 0;
 constexpr uint64_t kBumpOffset = 0;
+constexpr uint64_t kAreaBumpOffset = 8;  // pages of the minipage area handed out
 constexpr uint64_t kRootsOffset = 64;
 constexpr uint64_t kCollectiveOffset = kRootsOffset + 8 * RDSM_ROOT_SLOTS;
 // In every node's own meta segment: its rdsm_barrier and rdsm_malloc_all
@@ -24,8 +25,8 @@ constexpr size_t kSmallAlign = 16;
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
-SharedAllocator::SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement)
-    : f_(f), default_(default_placement) {
+SharedAllocator::SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement, MinipageMode minipages)
+    : f_(f), default_(default_placement), minipages_(minipages) {
   meta_ = f_.register_segment(kMetaBytes);
   // A fork-join master keeps its meta segment from one job to the next.
   std::atomic_ref<uint64_t>(own_word(kBarrierCountOffset)).store(0);
@@ -55,25 +56,55 @@ void SharedAllocator::check_collectives(const char *call) {
 
 uint64_t SharedAllocator::used_bytes() {
   uint64_t used = f_.atomic_load(kMetaNode, meta_.id, kBumpOffset);
-  return std::min<uint64_t>(used, protocol_->region().bytes());
+  return std::min<uint64_t>(used, protocol_->region().heap_bytes());
 }
 
 uint64_t SharedAllocator::bump(size_t bytes, const char *call) {
-  SharedRegion &r = protocol_->region();
-  if (bytes > r.bytes())
+  const size_t heap = protocol_->region().heap_bytes();
+  if (bytes > heap)
     api_error(call, "%zu bytes do not fit in the shared region of %zu MiB; start the job with a larger "
               "--region-size (RDSM_REGION_SIZE for a program started alone)",
-              bytes, r.bytes() >> 20);
+              bytes, heap >> 20);
   uint64_t off = f_.fetch_add(kMetaNode, meta_.id, kBumpOffset, bytes);
-  if (off + bytes > r.bytes())
+  if (off + bytes > heap)
     api_error(call,
               "out of shared memory: %zu bytes requested, %llu of %zu MiB already allocated; start the job with "
               "a larger --region-size (RDSM_REGION_SIZE for a program started alone)",
-              bytes, (unsigned long long)off, r.bytes() >> 20);
+              bytes, (unsigned long long)off, heap >> 20);
   return off;
 }
 
-void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const char *call) {
+bool SharedAllocator::wants_minipage(size_t bytes, bool asked) const {
+  if (bytes >= kPageBytes || !protocol_->region().views().on()) return false;
+  return minipages_ == MinipageMode::on || minipages_ == MinipageMode::adaptive ||
+         (asked && minipages_ == MinipageMode::explicit_only);
+}
+
+void *SharedAllocator::allocate_minipage(size_t bytes, const char *call) {
+  const ViewLayout &l = protocol_->region().views();
+  const size_t need = round_up(bytes, kSmallAlign);
+  if (mini_page_ == SIZE_MAX || mini_view_ == l.views || mini_used_ + need > kPageBytes) {
+    uint64_t taken = f_.fetch_add(kMetaNode, meta_.id, kAreaBumpOffset, 1);
+    if (taken >= l.area_pages)
+      api_error(call,
+                "out of minipages: all %zu pages of the minipage area (up to %zu minipages, %zu per page) are "
+                "taken; give minipages only to the variables that need them (RDSM_MINIPAGES=explicit and "
+                "rdsm_malloc_minipage), more per page (RDSM_MINIPAGE_VIEWS), under uffd a larger --region-size "
+                "if it is below %zu MiB (the area is at most a quarter of the region), or RDSM_MINIPAGES=off",
+                l.area_pages, l.area_pages * l.views, l.views, kDefaultAreaPages * 4 * kPageBytes >> 20);
+    mini_page_ = l.area_first() + taken;
+    mini_used_ = 0;
+    mini_view_ = 0;
+  }
+  const size_t page = l.vpage(mini_view_, mini_page_);
+  protocol_->place_minipage(page, mini_used_, need);
+  uint8_t *p = protocol_->region().app_page(page) + mini_used_;
+  mini_used_ += need;
+  ++mini_view_;
+  return p;
+}
+
+void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const char *call, bool minipage) {
   std::lock_guard<std::mutex> g(mu_);
   if (bytes == 0) api_error(call, "size 0 requested; ask for at least one byte");
   if ((int)placement < RDSM_PLACE_DEFAULT || (int)placement > RDSM_PLACE_LOCAL)
@@ -83,6 +114,8 @@ void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const ch
               (int)placement);
   if (placement == RDSM_PLACE_DEFAULT) placement = default_;
   SharedRegion &r = protocol_->region();
+  // A minipage is owned by the first node to touch it, whatever the placement.
+  if (wants_minipage(bytes, minipage)) return allocate_minipage(bytes, call);
   if (bytes < kPageBytes) {
     size_t need = round_up(bytes, kSmallAlign);
     if (need > chunk_left_) {
@@ -120,7 +153,8 @@ void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placemen
   // Whole pages were placed (smaller blocks share a chunk, placed nowhere).
   if (f_.rank() != 0 && bytes >= kPageBytes)
     protocol_->learn_homes(off / kPageBytes, round_up(bytes, kPageBytes) / kPageBytes);
-  if (f_.rank() != 0) {
+  // A minipage lies past the heap, in a view: there is nothing to populate.
+  if (f_.rank() != 0 && off < protocol_->region().heap_bytes()) {
     std::lock_guard<std::mutex> g(mu_);
     populate_to(off + round_up(bytes, kPageBytes));
   }
@@ -129,7 +163,7 @@ void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placemen
 }
 
 void SharedAllocator::populate_to(uint64_t end) {
-  end = std::min<uint64_t>(round_up(end, kPageBytes), protocol_->region().bytes());
+  end = std::min<uint64_t>(round_up(end, kPageBytes), protocol_->region().heap_bytes());
   if (end <= populated_) return;
   protocol_->populate_copies(populated_ / kPageBytes, (end - populated_) / kPageBytes);
   populated_ = end;

@@ -6,6 +6,13 @@
 // get their homes from the placement policy; smaller ones are carved from a
 // per-node chunk (16-byte aligned), whose pages are homed by first touch.
 // Memory is not reused: the region is sized for the job (--region-size).
+//
+// With minipages (RDSM_MINIPAGES, sc only), a block smaller than a page
+// that gets a minipage is carved from a per-node page of the minipage area
+// instead, and handed out through the view of its slot: the k-th block of
+// such a page is seen through view k (memory/minipage_views.hpp), so at
+// most as many blocks as there are views share a data page.  Pages of the
+// area come from a second bump pointer beside the first.
 #pragma once
 #include <mutex>
 #include <cstddef>
@@ -22,10 +29,11 @@ class SharedAllocator {
   // Collective: registers the meta segment (bump pointer, root slots).  It
   // is the job's first segment, so it sits at the same place in node 0's
   // file whatever the job's size (fork-join jobs reuse node 0's file).
-  SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement);
+  SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement, MinipageMode minipages);
   // The protocol whose region the allocator hands out; before any allocation.
   void bind(Protocol &protocol) { protocol_ = &protocol; }
-  void *allocate(size_t bytes, rdsm_placement placement, const char *call);
+  // `minipage`: the caller asked for a minipage (rdsm_malloc_minipage).
+  void *allocate(size_t bytes, rdsm_placement placement, const char *call, bool minipage = false);
   void *allocate_collective(size_t bytes, rdsm_placement placement);
   void publish_root(int slot, void *p);
   void *root(int slot);
@@ -47,6 +55,9 @@ class SharedAllocator {
 
  private:
   uint64_t bump(size_t bytes, const char *call);
+  // Whether a block of `bytes` gets a minipage, and the block if so.
+  bool wants_minipage(size_t bytes, bool asked) const;
+  void *allocate_minipage(size_t bytes, const char *call);
   // Populates from populated_ up to `end` (bytes into the region).
   void populate_to(uint64_t end);
   uint64_t &own_word(uint64_t offset) { return *reinterpret_cast<uint64_t *>(meta_.base + offset); }
@@ -58,6 +69,10 @@ class SharedAllocator {
   uint8_t *chunk_ = nullptr;  // current small-allocation chunk of this node
   size_t chunk_left_ = 0;
   uint64_t populated_ = 0;  // this node's copies below here have memory
+  MinipageMode minipages_ = MinipageMode::off;
+  // The area page this node carves minipages from (SIZE_MAX: none yet),
+  // its next free byte and its next view.
+  size_t mini_page_ = SIZE_MAX, mini_used_ = 0, mini_view_ = 0;
   std::mutex mu_;  // allocate() from several compute threads of the node (--threads)
 };
 

@@ -144,6 +144,19 @@ Options options_from_environment() {
             "allocated, up to %zu MiB per node), off (when first fetched) or a size per node (examples: 256M, 2G)",
             v, kDefaultPrepopulateBytes >> 20);
   }
+  if (const char *v = env("RDSM_MINIPAGES")) {
+    if (!strcmp(v, "off")) o.minipages = MinipageMode::off;
+    else if (!strcmp(v, "on")) o.minipages = MinipageMode::on;
+    else if (!strcmp(v, "explicit")) o.minipages = MinipageMode::explicit_only;
+    else if (!strcmp(v, "adaptive")) o.minipages = MinipageMode::adaptive;
+    else
+      fatal("RDSM_MINIPAGES=%s is not a choice; use off (page granularity), on (every allocation smaller than a "
+            "page gets a minipage of its own, under --protocol sc), explicit (only rdsm_malloc_minipage's do) or "
+            "adaptive (as on, and minipages always accessed together are asked for together)",
+            v);
+  }
+  if (const char *v = env("RDSM_MINIPAGE_VIEWS"))
+    o.minipage_views = (int)parse_int("RDSM_MINIPAGE_VIEWS", v, 2, kMaxMinipageViews);
   if (const char *v = env("RDSM_TRACE")) o.trace = v;
   if (const char *v = env("RDSM_STATS_TO")) {
     if (!strcmp(v, "stderr")) o.stats_to_stderr = true;

@@ -10,6 +10,16 @@ namespace rdsm {
 
 enum class HandlerMode { interrupt, poll };
 
+// RDSM_MINIPAGES (the sc protocol only, memory/minipage_views.hpp):
+//   off       page granularity; rdsm_malloc_minipage allocates as rdsm_malloc
+//   on        every allocation smaller than a page gets a minipage of its own
+//   explicit  only rdsm_malloc_minipage's allocations do
+//   adaptive  as on, and a fault on a minipage also asks for the one this
+//             node has faulted on right after it, repeatedly (sc.hpp)
+enum class MinipageMode { off, on, explicit_only, adaptive };
+constexpr int kDefaultMinipageViews = 16;
+constexpr int kMaxMinipageViews = 256;
+
 constexpr int kMaxNodes = 1024;
 constexpr int kMaxNodeThreads = 256;  // compute threads per node (--threads)
 
@@ -82,6 +92,10 @@ struct Options {
   bool races = false;
   std::string races_dir;
   size_t race_log_bytes = kDefaultRaceLogBytes;
+  MinipageMode minipages = MinipageMode::off;  // RDSM_MINIPAGES
+  // RDSM_MINIPAGE_VIEWS: views of the minipage area, so the most minipages
+  // one physical page holds (2..256).
+  int minipage_views = kDefaultMinipageViews;
   std::string fault;  // RDSM_FAULT=POINT:NODE[:N[:ACTION]]: fault injection for tests (common/fault_inject.hpp)
 };
 

@@ -28,8 +28,8 @@ const char *const kEmuBases[] = {"shm"};
 const char *const kPlacements[] = {"first-touch", "block", "cyclic"};
 
 enum class Flag {
-  nodes, protocol, axes, handler, memory, fabric, emu, emu_preset, emu_base, hosts, hostfile, placement, region_size,
-  locks, threads, stats, trace, races, timeout, hang_timeout, quiet, help
+  nodes, protocol, axes, handler, memory, minipages, fabric, emu, emu_preset, emu_base, hosts, hostfile, placement,
+  region_size, locks, threads, stats, trace, races, timeout, hang_timeout, quiet, help
 };
 
 struct FlagSpec {
@@ -46,6 +46,10 @@ const FlagSpec kFlags[] = {
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
+    {Flag::minipages, "minipages", 0, "MODE",
+     "--protocol sc: off (page granularity, default), on (every allocation smaller than a page gets a minipage: "
+     "a protection of its own, no false sharing), explicit (only rdsm_malloc_minipage's) or adaptive (as on, and "
+     "minipages always accessed together are fetched together)"},
     {Flag::fabric, "fabric", 0, "F",
      "transport between nodes: shm (processes on this host, default), mpi (started through mpirun) or emu (shm with "
      "a modelled network's costs)"},
@@ -189,8 +193,8 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   Options defaults;  // the runtime's defaults
   std::optional<std::string> nodes_text;
   Setting protocol{{}, "RDSM_PROTOCOL"}, axes{{}, "RDSM_AXES"}, handler{{}, "RDSM_HANDLER"}, memory{{}, "RDSM_MEMORY"},
-      old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"}, emu{{}, "RDSM_EMU"}, emu_preset{{}, "RDSM_EMU_PRESET"},
-      emu_base{{}, "RDSM_EMU_BASE"},
+      minipages{{}, "RDSM_MINIPAGES"}, old_memory{{}, "RDSM_PROTECT"}, fabric{{}, "RDSM_FABRIC"},
+      emu{{}, "RDSM_EMU"}, emu_preset{{}, "RDSM_EMU_PRESET"}, emu_base{{}, "RDSM_EMU_BASE"},
       placement{{}, "RDSM_PLACEMENT"}, region{{}, "RDSM_REGION_SIZE"}, locks{{}, "RDSM_LOCKS"},
       threads{{}, "RDSM_THREADS"}, hang{{}, "RDSM_HANG_TIMEOUT"}, trace{{}, "RDSM_TRACE"}, races{{}, "RDSM_RACES"};
   std::optional<std::string> stats_text, timeout_text;
@@ -251,6 +255,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       case Flag::axes: axes.flag_value = value; break;
       case Flag::handler: handler.flag_value = value; break;
       case Flag::memory: memory.flag_value = value; break;
+      case Flag::minipages: minipages.flag_value = value; break;
       case Flag::fabric: fabric.flag_value = value; break;
       case Flag::hosts: cfg.hosts = value; break;
       case Flag::hostfile: cfg.hostfile = value; break;
@@ -314,6 +319,19 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     if (*memory_value != "uffd" && *memory_value != "mprotect")
       throw UsageError("unknown memory backend " + quoted(*memory_value) + " (" + source + "); use uffd or mprotect");
     cfg.memory = *memory_value;
+  }
+
+  if (auto v = minipages.value(&source, "minipages")) {
+    if (*v != "off" && *v != "on" && *v != "explicit" && *v != "adaptive")
+      throw UsageError("unknown minipage mode " + quoted(*v) + " (" + source + "); use off, on, explicit or adaptive");
+    ProtocolConfig probe = *find_protocol(cfg.protocol);
+    std::string error;
+    apply_axes(probe, cfg.axes, error);  // checked already
+    if (*v != "off" && probe.consistency != ConsistencyModel::sequential)
+      throw UsageError("--minipages " + *v + " (" + source + ") needs --protocol sc: minipages are a feature of its "
+                       "single-writer sequential consistency, and " + cfg.protocol + " keeps whole pages; use "
+                       "--protocol sc, or --minipages off");
+    cfg.minipages = *v;
   }
 
   if (auto v = fabric.value(&source, "fabric")) {
@@ -536,13 +554,15 @@ std::string run_help() {
       "Programs may also be started with `mpirun -n N prog` directly.\n"
       "\n"
       "Settings not given as options are taken from RDSM_PROTOCOL, RDSM_AXES,\n"
-       "RDSM_HANDLER, RDSM_MEMORY, RDSM_FABRIC, RDSM_EMU, RDSM_EMU_PRESET,\n"
-       "RDSM_EMU_BASE, RDSM_PLACEMENT, RDSM_REGION_SIZE, RDSM_LOCKS, RDSM_THREADS,\n"
-       "RDSM_HANG_TIMEOUT, RDSM_TRACE and RDSM_RACES (on|off) when set;\n"
+       "RDSM_HANDLER, RDSM_MEMORY, RDSM_MINIPAGES, RDSM_FABRIC, RDSM_EMU,\n"
+       "RDSM_EMU_PRESET, RDSM_EMU_BASE, RDSM_PLACEMENT, RDSM_REGION_SIZE, RDSM_LOCKS,\n"
+       "RDSM_THREADS, RDSM_HANG_TIMEOUT, RDSM_TRACE and RDSM_RACES (on|off) when set;\n"
        "RDSM_RACE_LOG=SIZE caps each node's race log (default 256M);\n"
        "RDSM_PREPOPULATE=on|off|SIZE\n"
        "(default on: 512 MiB per node) gives allocated pages memory on every node\n"
        "when they are allocated rather than when first fetched.\n"
+       "RDSM_MINIPAGE_VIEWS=N (2..256, default 16) is how many minipages one\n"
+       "physical page holds at most (the views of the minipage area).\n"
        "\n" +
        emu_help() +
        "\n"

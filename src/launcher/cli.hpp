@@ -17,6 +17,7 @@ struct RunConfig {
   std::string axes;  // per-axis overrides of the preset, empty for none
   std::string handler;    // "interrupt" or "poll"
   std::string memory;     // "uffd", "mprotect", or empty: the nodes' default
+  std::string minipages;  // "off", "on", "explicit" (sc only), or empty: the nodes' default (off)
   std::string fabric;      // "shm", "mpi" or "emu"
   std::string hosts;       // --hosts a,b (mpi fabric): mpirun's host list; empty: this host
   std::string hostfile;    // --hostfile f (mpi fabric)

@@ -92,6 +92,7 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   set("RDSM_AXES", cfg.axes);
   set("RDSM_HANDLER", cfg.handler);
   set("RDSM_MEMORY", cfg.memory);
+  set("RDSM_MINIPAGES", cfg.minipages);
   set("RDSM_PLACEMENT", cfg.placement);
   if (cfg.region_bytes) set("RDSM_REGION_SIZE", std::to_string(cfg.region_bytes));
   if (cfg.locks) set("RDSM_LOCKS", std::to_string(cfg.locks));

@@ -45,6 +45,7 @@ std::vector<std::string> node_environment(const RunConfig &cfg, int rank, const 
       {"RDSM_HANDLER", cfg.handler},
       {"RDSM_MEMORY", cfg.memory},
       {"RDSM_PROTECT", ""},  // the earlier name, already folded into RDSM_MEMORY
+      {"RDSM_MINIPAGES", cfg.minipages},
       {"RDSM_REGION_SIZE", cfg.region_bytes ? std::to_string(cfg.region_bytes) : ""},  // empty: the default
       {"RDSM_PLACEMENT", cfg.placement},
       {"RDSM_LOCKS", std::to_string(cfg.locks)},

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/options.hpp"
+#include "memory/minipage_views.hpp"
 
 namespace rdsm {
 
@@ -79,7 +80,10 @@ class ProtectionBackend {
 // `fd_offset` in it.
 std::unique_ptr<ProtectionBackend> make_mprotect_backend(uint8_t *app, size_t pages);
 // `scan`: scan mode (the kernel must have it: uffd::scan_unavailable_reason).
+// `views`: how the application view's pages map to the file's (pages past
+// the data pages are minipage views, minipage_views.hpp); a range given to
+// protect() lies within one mapping.
 std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, int fd, uint64_t fd_offset,
-                                                     size_t pages, bool scan);
+                                                     size_t pages, bool scan, const ViewLayout &views = {});
 
 }  // namespace rdsm

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
 
 #include "common/error.hpp"
 #include "memory/uffd_sys.hpp"
@@ -38,8 +39,14 @@ double address_space_per_region_byte(int nodes) {
   return 2.0 + nodes * (1.0 + (16.0 + 4.0 * nodes) / (double)kPageBytes);
 }
 
+// The address space the minipage views of a region of `bytes` take beside it.
+size_t view_bytes(const Options &opt, size_t bytes) {
+  ViewLayout l = minipage_layout(opt, bytes / kPageBytes);
+  return l.views * l.area_pages * kPageBytes;
+}
+
 void check_fits(const Options &opt, size_t bytes) {
-  uintptr_t end = opt.region_base + bytes;
+  uintptr_t end = opt.region_base + bytes + view_bytes(opt, bytes);
   if (end < opt.region_base || end > kUserTop)
     fatal("the shared region [%#lx, %#lx) does not fit in the user address space; choose a lower "
           "RDSM_REGION_BASE or a smaller --region-size / RDSM_REGION_SIZE",
@@ -84,8 +91,11 @@ size_t mprotect_region_ceiling() {
 
 size_t default_region_bytes(const Options &opt) {
   size_t bytes = kDefaultRegionBytes;
+  // Minipage views take up to a quarter of the mprotect budget (minipage_views.hpp).
+  const bool views = opt.minipages != MinipageMode::off;
   if (choose_memory_backend(opt) == MemoryBackend::mprotect)
-    bytes = std::min(bytes, std::max(mprotect_region_ceiling(), kRegionAlign));
+    bytes = std::min(bytes, std::max(views ? align_down(mprotect_region_ceiling() / 4 * 3) : mprotect_region_ceiling(),
+                                     kRegionAlign));
   // Within the address space: what is left above the base, and at most a
   // quarter of the user range (or of `ulimit -v`) for the region's mappings.
   double budget = (double)kUserTop / 4;
@@ -93,8 +103,12 @@ size_t default_region_bytes(const Options &opt) {
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) budget = std::min(budget, (double)as.rlim_cur / 2);
   bytes = std::min(bytes, (size_t)(budget / address_space_per_region_byte(opt.nodes)));
   if (opt.region_base < kUserTop) bytes = std::min(bytes, (size_t)(kUserTop - opt.region_base));
-  // Up to whatever this process has mapped above the base already.
-  if (size_t room = free_bytes_above(opt.region_base); room >= kRegionAlign) bytes = std::min(bytes, room);
+  // Up to whatever this process has mapped above the base already, the
+  // minipage views (at most kDefaultAreaPages of each) included.
+  if (size_t room = free_bytes_above(opt.region_base); room >= kRegionAlign) {
+    const size_t most_views = views ? kDefaultAreaPages * kPageBytes * (size_t)opt.minipage_views : 0;
+    bytes = std::min(bytes, room > most_views + kRegionAlign ? room - most_views : kRegionAlign);
+  }
   return std::max(align_down(bytes), kRegionAlign);
 }
 
@@ -113,13 +127,19 @@ size_t resolve_region_bytes(const Options &opt) {
   check_fits(opt, opt.region_bytes);
   // Page-granular mprotect splits the mapping into one VMA per run of pages
   // with equal protection: at worst one per page.
+  // Minipage views add a virtual page per view of each area page.
   long pages = (long)(opt.region_bytes / kPageBytes);
+  const long view_pages = (long)(view_bytes(opt, opt.region_bytes) / kPageBytes);
   long limit = read_long_file("/proc/sys/vm/max_map_count");
-  if (choose_memory_backend(opt) == MemoryBackend::mprotect && limit > 0 && pages + kOtherMappings > limit)
-    fatal("a shared region of %zu MiB has %ld pages and may need up to %ld memory mappings under the mprotect "
+  if (choose_memory_backend(opt) == MemoryBackend::mprotect && limit > 0 &&
+      pages + view_pages + kOtherMappings > limit)
+    fatal("a shared region of %zu MiB has %ld pages%s and may need up to %ld memory mappings under the mprotect "
           "memory backend, but vm.max_map_count is %ld. Raise it (as root: sysctl -w vm.max_map_count=%ld), "
-          "use a smaller region (--region-size) or the uffd memory backend (--memory uffd)",
-          opt.region_bytes >> 20, pages, pages + kOtherMappings, limit, 2 * (pages + kOtherMappings));
+          "use a smaller region (--region-size)%s or the uffd memory backend (--memory uffd)",
+          opt.region_bytes >> 20, pages,
+          view_pages ? (", plus " + std::to_string(view_pages) + " pages of minipage views").c_str() : "",
+          pages + view_pages + kOtherMappings, limit, 2 * (pages + view_pages + kOtherMappings),
+          view_pages ? ", fewer RDSM_MINIPAGE_VIEWS" : "");
   // A region asked for explicitly is one the program means to fill: every
   // node may end up holding a copy of every page it touches.  (The default
   // is a reservation, sized for address space, not for memory.)
@@ -140,8 +160,11 @@ size_t resolve_region_bytes(const Options &opt) {
   return opt.region_bytes;
 }
 
-SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes) {
+SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes,
+                           const ViewLayout &views) {
   bytes_ = data.bytes;
+  views_ = views;
+  app_bytes_ = views_.on() ? views_.total_pages() * kPageBytes : bytes_;
   sys_ = data.base;
   fd_ = data.fd;
   fd_offset_ = data.fd_offset;
@@ -173,6 +196,10 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool
           want);
   }
   app_ = static_cast<uint8_t *>(p);
+  if (views_.on()) {
+    if (scan_writes) fatal("internal error: minipage views under write detection by scan");
+    map_minipage_views(app_, views_, data.fd, data.fd_offset, prot);
+  }
   if (scan_writes) {
     const std::string &why = kind_ == MemoryBackend::uffd
                                  ? uffd::scan_unavailable_reason()
@@ -184,12 +211,12 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool
       scan_writes = false;
     }
   }
-  backend_ = kind_ == MemoryBackend::uffd ? make_uffd_backend(app_, sys_, data.fd, data.fd_offset, pages(), scan_writes)
+  backend_ = kind_ == MemoryBackend::uffd ? make_uffd_backend(app_, sys_, data.fd, data.fd_offset, pages(), scan_writes, views_)
                                           : make_mprotect_backend(app_, pages());
 }
 
 SharedRegion::~SharedRegion() {
-  if (app_) munmap(app_, bytes_);
+  if (app_) munmap(app_, app_bytes_);
   backend_.reset();
 }
 

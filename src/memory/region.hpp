@@ -5,15 +5,21 @@
 //   - the system view (the segment's own mapping), always read-write, which
 //     the runtime and remote nodes use to move page contents.
 // How protections are enforced is the backend's business (backend.hpp).
+// With minipages (sc only), the end of the data segment is mapped several
+// more times right after the application view, one view per minipage slot
+// (minipage_views.hpp): the application's pages are then virtual pages, of
+// which the first bytes()/kPageBytes are the data pages themselves.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
+#include <algorithm>
 #include <memory>
 
 #include "common/options.hpp"
 #include "fabric/fabric.hpp"
 #include "memory/backend.hpp"
+#include "memory/minipage_views.hpp"
 
 namespace rdsm {
 
@@ -25,28 +31,47 @@ class SharedRegion {
   // under the backend choose_memory_backend(opt) picks; `scan_writes` asks
   // for its scan mode (backend.hpp), which runs if the backend has it (if
   // not, node 0 says why, once).
-  SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes = false);
+  // `views`: the minipage views to map beside it (none by default).
+  SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes = false, const ViewLayout &views = {});
   ~SharedRegion();
   SharedRegion(const SharedRegion &) = delete;
   SharedRegion &operator=(const SharedRegion &) = delete;
 
   uint8_t *app() const { return app_; }
   uint8_t *sys() const { return sys_; }
+  // The data segment's bytes (the system view, what the fabric moves).
   size_t bytes() const { return bytes_; }
-  size_t pages() const { return bytes_ / kPageBytes; }
+  // The bytes ordinary allocations may use: all but the minipage area.
+  size_t heap_bytes() const { return bytes_ - views_.area_pages * kPageBytes; }
+  // The application view's pages: the data pages, then the minipage views.
+  size_t pages() const { return app_bytes_ / kPageBytes; }
+  const ViewLayout &views() const { return views_; }
   bool contains(const void *p) const {
     auto a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(app_);
-    return a >= b && a - b < bytes_;
+    return a >= b && a - b < app_bytes_;
   }
   size_t page_of(const void *p) const {
     return (reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(app_)) / kPageBytes;
   }
   uint8_t *app_page(size_t page) const { return app_ + page * kPageBytes; }
+  // A data page in the system view (for a virtual page v: views().phys_of(v)).
   uint8_t *sys_page(size_t page) const { return sys_ + page * kPageBytes; }
 
-  // Sets the protection of pages [first, first+count) in the application view.
+  // Sets the protection of pages [first, first+count) in the application
+  // view.  With views, a range is split where one mapping ends and the
+  // next begins (a uffd call stays within one VMA), except the whole view
+  // at once, which the backends treat as one case.
   void protect(size_t first, size_t count, Prot prot) {
-    if (count) backend_->protect(first, count, prot);
+    if (count == 0) return;
+    if (!views_.on() || (first == 0 && count == pages())) {
+      backend_->protect(first, count, prot);
+      return;
+    }
+    for (size_t end = first + count; first < end;) {
+      size_t n = std::min(end, views_.mapping_end(first)) - first;
+      backend_->protect(first, n, prot);
+      first += n;
+    }
   }
   // Whether pages [first, first+count) are all inaccessible already (backend.hpp).
   bool inaccessible(size_t first, size_t count) const { return backend_->inaccessible(first, count); }
@@ -79,6 +104,8 @@ class SharedRegion {
   uint8_t *app_ = nullptr;
   uint8_t *sys_ = nullptr;
   size_t bytes_ = 0;
+  size_t app_bytes_ = 0;  // the application view, minipage views included
+  ViewLayout views_;
   int fd_ = -1;  // the memory file and where the data segment starts in it
   uint64_t fd_offset_ = 0;
   // populate's memory budget: MemAvailable when last read, and what was

@@ -39,7 +39,8 @@ size_t available_memory_bytes() {
 
 bool SharedRegion::populate(size_t first, size_t count, int copies_of_each_page) {
   if (count == 0) return true;
-  if (first >= pages() || count > pages() - first) return false;
+  const size_t data_pages = bytes_ / kPageBytes;  // the minipage views share these
+  if (first >= data_pages || count > data_pages - first) return false;
   size_t bytes = count * kPageBytes;
   // /proc/meminfo is read again only after a large step: programs allocate
   // small blocks by the thousand (a 64 KiB chunk each time).

@@ -79,8 +79,9 @@ Op op_for(uint8_t state, Prot to) {
 
 class UffdBackend final : public ProtectionBackend {
  public:
-  UffdBackend(uint8_t *app, uint8_t *sys, int file, uint64_t file_offset, size_t pages, bool scan)
-      : app_(app), sys_(sys), file_(file), file_offset_(file_offset), pages_(pages), scan_(scan) {
+  UffdBackend(uint8_t *app, uint8_t *sys, int file, uint64_t file_offset, size_t pages, bool scan,
+              const ViewLayout &views)
+      : app_(app), sys_(sys), file_(file), file_offset_(file_offset), pages_(pages), scan_(scan), views_(views) {
     std::string why;
     fd_ = uffd::open_fd(scan ? uffd::kScanFeatures : uffd::kFeatures, &why);
     if (fd_ < 0) fatal("the uffd memory backend cannot run here: %s; use --memory mprotect (RDSM_MEMORY=mprotect for a "
@@ -359,7 +360,10 @@ class UffdBackend final : public ProtectionBackend {
         write_protect(first + done, 1, read_only);
         ++done;
       } else if (e == EFAULT || e == ENOENT) {
-        size_t page = first + done;
+        // The file's page behind it: a minipage view's page is one of the
+        // area's, and a run stays within one view, so the rest of the run
+        // follows it in the file.
+        size_t page = views_.on() ? views_.phys_of(first + done) : first + done;
         if (!run_allocated) {
           run_allocated = true;
           if (fallocate(file_, 0, (off_t)(file_offset_ + page * kPage), (off_t)((count - done) * kPage)) == 0)
@@ -411,12 +415,13 @@ class UffdBackend final : public ProtectionBackend {
   }
 
   uint8_t *app_, *sys_;
-  int file_;              // the file both views map
+  int file_;              // the file both views map (and the minipage views, if any)
   uint64_t file_offset_;  // where the views start in it
   size_t pages_;
   int fd_ = -1;
   uint8_t *state_ = nullptr;
   bool scan_;
+  ViewLayout views_;
   int pagemap_fd_ = -1;
   // Scan mode: a bit per group of kGroupPages that may hold armed pages,
   // and a bit per word of those that may not be zero (a region of 64 GiB
@@ -430,8 +435,8 @@ class UffdBackend final : public ProtectionBackend {
 }  // namespace
 
 std::unique_ptr<ProtectionBackend> make_uffd_backend(uint8_t *app, uint8_t *sys, int fd, uint64_t fd_offset,
-                                                     size_t pages, bool scan) {
-  return std::make_unique<UffdBackend>(app, sys, fd, fd_offset, pages, scan);
+                                                     size_t pages, bool scan, const ViewLayout &views) {
+  return std::make_unique<UffdBackend>(app, sys, fd, fd_offset, pages, scan, views);
 }
 
 }  // namespace rdsm

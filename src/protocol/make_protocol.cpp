@@ -16,6 +16,20 @@ std::unique_ptr<Protocol> make_protocol(fabric::Fabric &f, const Options &opt, c
             cfg.name.c_str());
     return std::make_unique<Sc>(f, opt, cfg);
   }
+  // Minipages give each small variable a protection of its own so that one
+  // writer at a time may hold it; release consistency already lets several
+  // nodes write one page at once and merges their diffs, and its per-page
+  // twins, diffs and notices know nothing of views.  A run that asks for
+  // them under such a protocol is refused, rather than measured at page
+  // granularity while the user believes otherwise.
+  if (opt.minipages != MinipageMode::off)
+    fatal("RDSM_MINIPAGES=%s needs the sc protocol: minipages are a feature of its single-writer sequential "
+          "consistency, and %s keeps whole pages (release consistency merges the writes of several nodes to "
+          "one page with diffs instead); use --protocol sc or RDSM_MINIPAGES=off",
+          opt.minipages == MinipageMode::on         ? "on"
+          : opt.minipages == MinipageMode::adaptive ? "adaptive"
+                                                    : "explicit",
+          cfg.name.c_str());
   return std::make_unique<Hlrc>(f, opt, cfg);
 }
 

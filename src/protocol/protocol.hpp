@@ -43,6 +43,11 @@ class Protocol {
   // this node, before any node touched them: the placed node becomes their
   // home (release consistency) or first owner (sequential consistency).
   virtual void place(size_t first, size_t count, rdsm_placement placement) = 0;
+  // A minipage was just allocated, by this node, before any node touched
+  // it: `bytes` at `offset` of the data page behind virtual page `page` (a
+  // page of a minipage view, memory/minipage_views.hpp).  Only protocols
+  // whose region has minipage views are asked.
+  virtual void place_minipage(size_t, size_t, size_t) {}
   // Another node placed pages [first, first+count) (a collective
   // allocation): this node may learn where they went before it faults there.
   virtual void learn_homes(size_t first, size_t count) = 0;

@@ -24,13 +24,17 @@ Prot prot_of(sc::Access a) { return a == sc::kWrite ? Prot::read_write : a == sc
 Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     : f_(f), opt_(opt), cfg_(cfg), self_(f.rank()), nodes_(f.nodes()) {
   opt_.region_bytes = resolve_region_bytes(opt_);
-  pages_ = opt_.region_bytes / kPageBytes;
+  const ViewLayout views = minipage_layout(opt_, opt_.region_bytes / kPageBytes);
+  // Coherence units: the data pages, then the pages of the minipage views.
+  pages_ = views.on() ? views.total_pages() : views.phys_pages;
   // The data segment first: a fork-join master keeps it at the same place
   // in its memory file from one job to the next (api/fork_join.hpp).
   data_seg_ = f_.register_segment(opt_.region_bytes);
   const size_t managed = (pages_ + nodes_ - 1) / (size_t)nodes_;
   owner_seg_ = f_.register_segment(managed * sizeof(uint64_t));
-  region_ = std::make_unique<SharedRegion>(opt_, data_seg_);
+  if (views.on()) extent_seg_ = f_.register_segment((managed - views.phys_pages / nodes_) * sizeof(uint32_t));
+  region_ = std::make_unique<SharedRegion>(opt_, data_seg_, false, views);
+  adaptive_ = views.on() && opt_.minipages == MinipageMode::adaptive && nodes_ > 1;
   access_.reset(pages_);
   reader_words_ = ((size_t)nodes_ + 63) / 64;
   readers_.reset(managed * reader_words_);
@@ -108,9 +112,8 @@ void Sc::run_local(sc::Outbox &out) {
 void Sc::send_remote(sc::Outbox &out) {
   for (const sc::Outgoing &o : out.items()) {
     if (o.dst < 0 || o.dst == self_) continue;
-    iovec iov[2] = {{const_cast<uint8_t *>(o.head), o.head_len},
-                    {const_cast<uint8_t *>(o.page), o.page ? kPageBytes : 0}};
-    f_.sendv(o.dst, o.type, iov, o.page ? 2 : 1);
+    iovec iov[2] = {{const_cast<uint8_t *>(o.head), o.head_len}, {const_cast<uint8_t *>(o.data), o.data_bytes}};
+    f_.sendv(o.dst, o.type, iov, o.data ? 2 : 1);
   }
 }
 
@@ -131,7 +134,9 @@ void Sc::handle(int src, fabric::MsgType type, const void *data, size_t len, sc:
     }
     case sc::kOrder: {
       sc::OrderMsg o;
-      if (!sc::read_head(data, len, &o) || o.page >= pages_ || o.requestor < 0 || o.requestor >= nodes_) bad();
+      if (!sc::read_head(data, len, &o) || o.page >= pages_ || o.requestor < 0 || o.requestor >= nodes_ ||
+          o.extent.offset + o.extent.bytes > kPageBytes)
+        bad();
       on_order(o, out);
       break;
     }
@@ -141,8 +146,8 @@ void Sc::handle(int src, fabric::MsgType type, const void *data, size_t len, sc:
       // A reply from this node never carries data: the manager orders no
       // owner to serve itself.
       if (src == self_ && r.has_data) bad();
-      if (len != sizeof r + (r.has_data ? kPageBytes : 0)) bad();
-      take_reply(r, r.has_data ? static_cast<const uint8_t *>(data) + sizeof r : nullptr);
+      if (len != sizeof r + (r.has_data ? r.extent.bytes : 0) || r.extent.offset + r.extent.bytes > kPageBytes) bad();
+      take_reply(r, r.has_data ? static_cast<const uint8_t *>(data) + sizeof r : nullptr, out);
       break;
     }
     default: bad();
@@ -171,6 +176,23 @@ void Sc::place(size_t first, size_t count, rdsm_placement placement) {
     region_->protect(mine[i], run, Prot::read_write);
     i += run;
   }
+}
+
+void Sc::place_minipage(size_t page, size_t offset, size_t bytes) {
+  if (nodes_ == 1 || !views().is_minipage(page) || page >= pages_) return;
+  // Its owner stays nobody: the first node to touch it owns it.  The extent
+  // reaches the manager before the allocation returns, so before any node
+  // can have the pointer and fault on it.
+  uint32_t word = (uint32_t)(offset << 16 | bytes);
+  f_.put(manager_of(page), extent_seg_.id, extent_index(page) * sizeof word, &word, sizeof word);
+  f_.flush(manager_of(page));
+}
+
+sc::Extent Sc::extent(size_t page) {
+  if (!views().is_minipage(page)) return {0, (uint16_t)kPageBytes};
+  uint32_t word = std::atomic_ref<uint32_t>(reinterpret_cast<uint32_t *>(extent_seg_.base)[extent_index(page)])
+                      .load(std::memory_order_acquire);
+  return {(uint16_t)(word >> 16), (uint16_t)(word & 0xffff)};
 }
 
 void Sc::populate_copies(size_t first, size_t count) {

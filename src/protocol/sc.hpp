@@ -34,8 +34,31 @@
 // nobody else, so two nodes writing one page cannot take it from each
 // other for ever.
 //
-// Not yet: minipages (several views of one physical page), data by
-// one-sided reads, replies by one-sided writes (the papers' RDMA options).
+// Minipages (RDSM_MINIPAGES, memory/minipage_views.hpp): the coherence
+// unit is the application view's virtual page, so a minipage, which has a
+// virtual page of its own in one of the views of the minipage area, has its
+// own owner, readers, manager (virtual page mod nodes) and protection
+// exactly as a page does; the code below says "page" for either.  What
+// differs is the data: a minipage's extent (its bytes within the data page
+// behind its view) is set when it is allocated, in an extent word at its
+// manager beside the owner word, and orders and replies carry the extent,
+// so only those bytes move.  An unallocated minipage has an empty extent.
+//
+// Adaptive minipages (RDSM_MINIPAGES=adaptive, sc_adaptive.cpp): minipages
+// always accessed together are fetched together.  The requestor learns,
+// for each minipage, the minipage it faults on next in the same
+// synchronisation epoch; once that pair has been seen twice in a row, a
+// fault on the first also asks for the second.  Coherence stays per
+// minipage (each of the two is a request of its own at its own manager),
+// so nothing needs agreeing between nodes and a wrong guess costs one
+// transfer, never correctness.  The second request is a "follower": the
+// faulting thread does not wait for it, and its answer is taken and
+// acknowledged at once (it has no access to retry), so it never holds its
+// manager back and two nodes asking for the same pair cannot wait for
+// each other.
+//
+// Not yet: data by one-sided reads, replies by one-sided writes (the
+// papers' RDMA options).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -46,6 +69,7 @@
 #include <unordered_map>
 
 #include "common/page_array.hpp"
+#include "memory/minipage_views.hpp"
 #include "protocol/protocol.hpp"
 #include "protocol/sc_messages.hpp"
 #include "sync/locks.hpp"
@@ -74,6 +98,7 @@ class Sc final : public Protocol {
   void acquire() override { f_.poll(); }
 
   void place(size_t first, size_t count, rdsm_placement placement) override;
+  void place_minipage(size_t page, size_t offset, size_t bytes) override;
   // The managers know every owner; a node learns a page's when it faults.
   void learn_homes(size_t, size_t) override {}
   void populate_copies(size_t first, size_t count) override;
@@ -108,10 +133,25 @@ class Sc final : public Protocol {
   // On the fault service thread, once the faulting thread retried: the
   // acknowledgement lets the manager go on with the page.
   void on_retried();
-  void take_reply(const sc::ReplyMsg &r, const uint8_t *data);
+  void take_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out);
   // The application is about to synchronise: the acknowledgement of its
   // last fault has gone (it has retried, so that is a matter of moments).
   void settle_ack();
+
+  // ---- adaptive minipages (sc_adaptive.cpp); the service thread's, but
+  // for the follower's answers (mu_)
+  // Notes that this node faults on `page` now (the pair it makes with the
+  // fault before it).
+  void learn_pair(size_t page, bool write);
+  // In the fault's step: asks for the follower of `page` too, if learnt.
+  void ask_follower(size_t page, sc::Outbox &out);
+  // An answer for the follower: true if `r` was one (taken, acknowledged
+  // once complete).
+  bool take_follower_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out);
+  // Waits until no follower request is open (before a fault on it, before a barrier).
+  void settle_follower();
+  // Synchronisation starts a new epoch: pairs do not span it.
+  void new_epoch() { epoch_.fetch_add(1, std::memory_order_relaxed); }
 
   // ---- manager (sc_manager.cpp); pages with page % nodes == self
   void on_request(int requestor, const sc::RequestMsg &r, sc::Outbox &out);
@@ -125,6 +165,16 @@ class Sc final : public Protocol {
     return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(owner_seg_.base)[page / nodes_]);
   }
   uint64_t *readers(size_t page) { return readers_.data() + (page / nodes_) * reader_words_; }
+  // A minipage's extent word, at its manager: offset << 16 | bytes, 0 while
+  // it is not allocated.  Indexed from the first minipage's row.
+  size_t extent_index(size_t page) const { return page / nodes_ - views().phys_pages / nodes_; }
+  sc::Extent extent(size_t page);  // manager; the whole page for a data page
+
+  const ViewLayout &views() const { return region_->views(); }
+  // The bytes of `page` an extent names, in the system view.
+  uint8_t *sys_bytes(size_t page, const sc::Extent &e) const {
+    return region_->sys_page(views().phys_of(page)) + e.offset;
+  }
 
   // ---- server (sc_server.cpp)
   void on_order(const sc::OrderMsg &o, sc::Outbox &out);
@@ -134,7 +184,8 @@ class Sc final : public Protocol {
   ProtocolConfig cfg_;
   int self_, nodes_;
   size_t pages_ = 0;
-  fabric::Segment data_seg_, owner_seg_;
+  bool adaptive_ = false;  // RDSM_MINIPAGES=adaptive, with more than one node
+  fabric::Segment data_seg_, owner_seg_, extent_seg_;
   std::unique_ptr<SharedRegion> region_;
   std::unique_ptr<sync::Locks> locks_;
   std::unique_ptr<sync::Barrier> barrier_;
@@ -149,6 +200,23 @@ class Sc final : public Protocol {
   uint32_t replies_ = 0;  // answers received so far; mu_
   std::atomic<bool> granted_{false};
   std::atomic<bool> ack_owed_{false};  // granted, acknowledgement not sent yet
+
+  // Adaptive minipages: each minipage's learnt follower (the page faulted
+  // on next, whether that was a write, how many times in a row; service
+  // thread only), the last fault and its epoch, and the follower request
+  // open, if any (page, answers; mu_).
+  struct Follower {
+    uint32_t page = 0;
+    bool write = false;
+    uint8_t seen = 0;
+  };
+  static constexpr uint32_t kNoPage = UINT32_MAX;
+  std::unordered_map<uint32_t, Follower> followers_;
+  uint32_t last_fault_ = kNoPage, before_last_ = kNoPage;
+  uint64_t last_epoch_ = 0;
+  std::atomic<uint64_t> epoch_{0};
+  uint32_t follower_asked_ = kNoPage, follower_replies_ = 0;
+  std::atomic<bool> follower_open_{false};
 
   // Manager, indexed by page / nodes: the readers (a bit per node, owner
   // not included), whether a request is in progress, and the requests

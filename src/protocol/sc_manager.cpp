@@ -51,6 +51,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
     o.expect = expect;
     o.op = op;
     o.access = access;
+    o.extent = extent(page);
     out.post(server, sc::kOrder, o);
   };
   uint32_t others = 0;  // readers besides the requestor

@@ -31,32 +31,44 @@ struct RequestMsg {
   uint32_t page;
   uint8_t write;
 };
+// The bytes of its data page a coherence unit covers: the whole page, or a
+// minipage's slot (memory/minipage_views.hpp).  A minipage moves only its
+// own bytes: the rest of the data page belongs to other minipages, which
+// other nodes may hold.
+struct Extent {
+  uint16_t offset;
+  uint16_t bytes;
+};
+
 struct OrderMsg {
   uint32_t page;
   int32_t requestor;
   uint32_t expect;  // how many replies the requestor waits for, this one among them
   uint8_t op;
   uint8_t access;   // what the requestor gets once it has them all
+  Extent extent;    // what to send, if anything
 };
 struct ReplyMsg {
   uint32_t page;
   uint32_t expect;
   uint8_t access;
-  uint8_t has_data;  // the page's contents follow the header
+  uint8_t has_data;  // extent.bytes of the page's contents follow the header
+  Extent extent;
 };
 struct AckMsg {
   uint32_t page;
 };
 
 // One message to send: a header of one of the types above and, for a
-// reply with data, the page it copies (read when the message is sent).
+// reply with data, the bytes it copies (read when the message is sent).
 struct Outgoing {
-  static constexpr size_t kMaxHead = 16;
+  static constexpr size_t kMaxHead = 24;
   int dst;
   fabric::MsgType type;
   uint8_t head[kMaxHead];
   uint8_t head_len;
-  const uint8_t *page;
+  const uint8_t *data;
+  size_t data_bytes;
 };
 
 // Messages are gathered under the protocol lock and sent once it is
@@ -65,9 +77,9 @@ struct Outgoing {
 class Outbox {
  public:
   template <class Msg>
-  void post(int dst, fabric::MsgType type, const Msg &m, const uint8_t *page = nullptr) {
+  void post(int dst, fabric::MsgType type, const Msg &m, const uint8_t *data = nullptr, size_t data_bytes = 0) {
     static_assert(sizeof(Msg) <= Outgoing::kMaxHead);
-    Outgoing o{dst, type, {}, (uint8_t)sizeof(Msg), page};
+    Outgoing o{dst, type, {}, (uint8_t)sizeof(Msg), data, data ? data_bytes : 0};
     memcpy(o.head, &m, sizeof m);
     items_.push_back(o);
   }

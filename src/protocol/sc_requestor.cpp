@@ -22,6 +22,16 @@ bool Sc::fault_in_signal(void *self, size_t page, bool write) {
 
 void Sc::on_fault(size_t page, bool write) {
   if (allows(page, write)) return;
+  if (adaptive_) {
+    // A follower asked for along with an earlier fault may be this page:
+    // its answer comes first (one open request per page and node).
+    // follower_asked_ is this thread's own to write.
+    if (page == follower_asked_) {
+      settle_follower();
+      if (allows(page, write)) return;
+    }
+    learn_pair(page, write);
+  }
   const uint64_t t0 = trace::start();
   add(write ? stats().write_faults : stats().read_faults);
   granted_.store(false, std::memory_order_relaxed);
@@ -32,6 +42,7 @@ void Sc::on_fault(size_t page, bool write) {
     r.page = (uint32_t)page;
     r.write = write;
     out.post(manager_of(page), sc::kRequest, r);
+    if (adaptive_) ask_follower(page, out);
   });
   fault_point("fetch");
   f_.wait([this] { return granted_.load(std::memory_order_acquire); });
@@ -40,13 +51,16 @@ void Sc::on_fault(size_t page, bool write) {
                 (uint32_t)page);
 }
 
-void Sc::take_reply(const sc::ReplyMsg &r, const uint8_t *data) {
+void Sc::take_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out) {
+  if (adaptive_ && take_follower_reply(r, data, out)) return;
   if (r.page != asked_ || granted_.load(std::memory_order_relaxed))
     fatal("internal error: an answer for page %u, which this node is not asking for", r.page);
   if (data) {
-    // The page is inaccessible here until the last answer: writing the
-    // system view races with nothing.
-    memcpy(region_->sys_page(r.page), data, kPageBytes);
+    // The page (or minipage) is inaccessible here until the last answer:
+    // writing its bytes in the system view races with nothing.  A
+    // minipage's neighbours in its data page are other coherence units,
+    // possibly written here right now: only its own bytes are copied.
+    memcpy(sys_bytes(r.page, r.extent), data, r.extent.bytes);
     add(stats().pages_fetched);
   }
   if (++replies_ < r.expect) return;
@@ -66,6 +80,7 @@ void Sc::on_retried() {
 
 void Sc::settle_ack() {
   while (ack_owed_.load(std::memory_order_acquire)) sched_yield();
+  if (adaptive_) settle_follower();
 }
 
 }  // namespace rdsm

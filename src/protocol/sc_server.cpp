@@ -2,6 +2,8 @@
 // for a requestor, and answers the requestor directly.  The access changes
 // before the copy is read for sending: once the application view is
 // read-only (or gone), no write of this node can slip in after the copy.
+// What it sends is the extent the manager named: the whole page, or a
+// minipage's bytes only.
 #include "common/fault_inject.hpp"
 #include "protocol/sc.hpp"
 #include "stats/stats.hpp"
@@ -13,19 +15,20 @@ void Sc::on_order(const sc::OrderMsg &o, sc::Outbox &out) {
   r.page = o.page;
   r.expect = o.expect;
   r.access = o.access;
+  r.extent = o.extent;
   const uint8_t *data = nullptr;
   switch (o.op) {
     case sc::kServeRead:
       // The owner keeps its copy, read-only.  An owner that never touched
       // the page (placed here by another node) has its contents all the same.
       if (access(o.page) == sc::kWrite) set_access(o.page, sc::kRead);
-      data = region_->sys_page(o.page);
+      data = sys_bytes(o.page, o.extent);
       break;
     case sc::kTransfer:
     case sc::kTransferBare:
       set_access(o.page, sc::kNone);
       add(stats().invalidations);
-      if (o.op == sc::kTransfer) data = region_->sys_page(o.page);
+      if (o.op == sc::kTransfer) data = sys_bytes(o.page, o.extent);
       break;
     case sc::kInvalidate:
       set_access(o.page, sc::kNone);
@@ -38,7 +41,7 @@ void Sc::on_order(const sc::OrderMsg &o, sc::Outbox &out) {
     r.has_data = 1;
     fault_point("fetch_serve");
   }
-  out.post(o.requestor, sc::kReply, r, data);
+  out.post(o.requestor, sc::kReply, r, data, o.extent.bytes);
 }
 
 }  // namespace rdsm

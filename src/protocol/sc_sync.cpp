@@ -11,6 +11,7 @@
 namespace rdsm {
 
 void Sc::lock(int id) {
+  new_epoch();
   ScopedTimer t(stats().lock_wait_ns);
   trace::Span span(trace::Kind::lock, (uint32_t)id);
   f_.poll();
@@ -21,6 +22,7 @@ void Sc::lock(int id) {
 }
 
 bool Sc::try_lock(int id) {
+  new_epoch();
   ScopedTimer t(stats().lock_wait_ns);
   trace::Span span(trace::Kind::lock, (uint32_t)id);
   f_.poll();
@@ -33,6 +35,7 @@ bool Sc::try_lock(int id) {
 
 void Sc::unlock(int id) {
   if (!locks_->held(id)) api_error("rdsm_unlock", "lock %d is not held by this node", id);
+  new_epoch();
   trace::Span span(trace::Kind::unlock, (uint32_t)id);
   f_.poll();
   locks_->release(id, {});
@@ -44,8 +47,10 @@ void Sc::barrier() {
     trace::Span instant(trace::Kind::barrier_wait);
     return;
   }
-  // The last fault's acknowledgement goes before the arrival, so that after
-  // the job's last barrier no page request is left open at a manager.
+  // The last fault's acknowledgement (and a follower's request) goes
+  // before the arrival, so that after the job's last barrier no page
+  // request is left open at a manager.
+  new_epoch();
   settle_ack();
   const uint64_t t0 = now_ns();
   barrier_->wait({}, [this] { f_.poll(); });

@@ -52,6 +52,31 @@ TEST(Options, PrepopulateTakesOnOffOrASize) {
       ::testing::ExitedWithCode(2), "RDSM_PREPOPULATE=lots is not a choice");
 }
 
+TEST(Options, MinipagesTakeAModeAndViews) {
+  unsetenv("RDSM_MINIPAGES");
+  unsetenv("RDSM_MINIPAGE_VIEWS");
+  EXPECT_EQ(options_from_environment().minipages, MinipageMode::off);
+  EXPECT_EQ(options_from_environment().minipage_views, kDefaultMinipageViews);
+  const std::pair<const char *, MinipageMode> modes[] = {{"off", MinipageMode::off},
+                                                         {"on", MinipageMode::on},
+                                                         {"explicit", MinipageMode::explicit_only},
+                                                         {"adaptive", MinipageMode::adaptive}};
+  for (const auto &[name, mode] : modes) {
+    setenv("RDSM_MINIPAGES", name, 1);
+    EXPECT_EQ(options_from_environment().minipages, mode) << name;
+  }
+  setenv("RDSM_MINIPAGE_VIEWS", "64", 1);
+  EXPECT_EQ(options_from_environment().minipage_views, 64);
+  unsetenv("RDSM_MINIPAGES");
+  unsetenv("RDSM_MINIPAGE_VIEWS");
+  EXPECT_EXIT(
+      {
+        setenv("RDSM_MINIPAGES", "sometimes", 1);
+        options_from_environment();
+      },
+      ::testing::ExitedWithCode(2), "RDSM_MINIPAGES=sometimes is not a choice");
+}
+
 TEST(Options, BadValuesNameTheVariable) {
   EXPECT_EXIT(
       {
