@@ -1,0 +1,58 @@
+// The shm fabric's signal mode (`--handler signal`): a sender signals the
+// receiving process after it has published a fragment; the signal's handler
+// serves the node's messages where signal_delivery.hpp allows it, and the
+// node's threads serve while they wait in the runtime (as in poll mode) and
+// on their way out of it (common/message_signal.hpp).
+#include <csignal>
+#include <unistd.h>
+
+#include "common/message_signal.hpp"
+#include "fabric/shm_fabric.hpp"
+#include "fabric/shm_node_ctl.hpp"
+#include "fabric/signal_delivery.hpp"
+
+namespace rdsm::fabric {
+
+// At most one signal on its way to a node: the first sender since the
+// receiver's handler last cleared signal_sent sends it.  The receiver clears
+// the word before it looks at the rings and the sender sets it after it has
+// published (both seq_cst), so either the handler sees the fragment or the
+// sender sends a signal.  Async-signal-safe (atomics and kill), as a send
+// from a handler that a signal runs must be.
+void ShmFabric::signal_arrival(NodeId dst) {
+  shm::NodeCtl *c = ctl_[dst];
+  const int32_t pid = c->signal_pid.load(std::memory_order_seq_cst);
+  if (pid <= 0 || c->signal_sent.exchange(1, std::memory_order_seq_cst) != 0) return;
+  kill(pid, message_signal());
+}
+
+void ShmFabric::start_signal_delivery() {
+  install_signal_delivery(&ShmFabric::serve_signal, this);
+  open_message_gate(&ShmFabric::serve_leaving, this);
+  self_->signal_sent.store(0, std::memory_order_seq_cst);
+  // From here on senders signal; what came before waits for a thread in the
+  // runtime, as in poll mode.
+  self_->signal_pid.store((int32_t)getpid(), std::memory_order_seq_cst);
+}
+
+void ShmFabric::stop_signal_delivery() {
+  self_->signal_pid.store(0, std::memory_order_seq_cst);
+  close_message_gate();
+  remove_signal_delivery();
+}
+
+// In the signal handler.  progress() takes dispatch_ only if it is free: a
+// thread that holds it looks at the rings again after it lets it go.
+bool ShmFabric::serve_signal(void *self, bool may_serve) {
+  auto *f = static_cast<ShmFabric *>(self);
+  f->self_->signal_sent.store(0, std::memory_order_seq_cst);
+  if (!may_serve) return f->has_pending();
+  bool busy = false;
+  f->progress(&busy);
+  return false;
+}
+
+// A thread leaving the runtime, still blocking the signal.
+void ShmFabric::serve_leaving(void *self) { static_cast<ShmFabric *>(self)->poll(); }
+
+}  // namespace rdsm::fabric
