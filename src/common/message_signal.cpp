@@ -10,6 +10,7 @@ namespace {
 __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 __attribute__((tls_model("initial-exec"))) thread_local bool t_masked = false;
 __attribute__((tls_model("initial-exec"))) thread_local bool t_leaving = false;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_deferred = false;
 
 std::atomic<void (*)(void *)> g_serve{nullptr};
 std::atomic<void *> g_serve_ctx{nullptr};
@@ -35,6 +36,14 @@ void unblock_here() {
   t_leaving = false;
   t_masked = false;
 }
+
+// Leaving the outermost scope, holding nothing: serves what a deferred
+// signal left behind.
+void serve_deferred() {
+  if (!t_deferred) return;
+  t_deferred = false;
+  if (auto serve = g_serve.load(std::memory_order_acquire)) serve(g_serve_ctx.load(std::memory_order_acquire));
+}
 }  // namespace
 
 int message_signal() { return SIGRTMIN + 5; }
@@ -58,6 +67,7 @@ bool message_gate_open() { return g_serve.load(std::memory_order_acquire) != nul
 
 bool inside_rdsm() { return t_depth > 0; }
 bool leaving_rdsm() { return t_leaving; }
+void note_deferred_message() { t_deferred = true; }
 
 InsideRdsm::InsideRdsm() {
   if (t_depth++ == 0 && message_gate_open()) block_here();
@@ -65,14 +75,14 @@ InsideRdsm::InsideRdsm() {
 
 InsideRdsm::~InsideRdsm() {
   if (--t_depth > 0) return;
-  // Still blocked: what has arrived is served here, where this thread holds
-  // nothing; what arrives from now on signals a thread outside.
-  if (auto serve = g_serve.load(std::memory_order_acquire)) serve(g_serve_ctx.load(std::memory_order_acquire));
+  serve_deferred();
   if (t_masked) unblock_here();
 }
 
 HoldOffMessageSignal::HoldOffMessageSignal() { ++t_depth; }
-HoldOffMessageSignal::~HoldOffMessageSignal() { --t_depth; }
+HoldOffMessageSignal::~HoldOffMessageSignal() {
+  if (--t_depth == 0) serve_deferred();
+}
 
 OutsideRdsm::OutsideRdsm() : depth_(t_depth), masked_(t_masked) {
   t_depth = 0;

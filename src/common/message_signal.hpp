@@ -19,9 +19,12 @@
 //     (block_message_signal_here);
 //   - the fault signal's handler blocks it while it runs (its sa_mask);
 //   - the fabric's calls hold it off (HoldOffMessageSignal).
-// On the way out of the outermost InsideRdsm the thread serves what has
-// arrived (the serve function the fabric gave open_message_gate): messages
-// whose signal found the thread inside are served at the latest then.
+// A signal that finds a thread inside anyway (one that holds it off
+// without blocking it) is noted on the thread (note_deferred_message), and
+// on its way out of the outermost scope the thread serves what has arrived
+// (the serve function the fabric gave open_message_gate).  A signal that
+// arrived while the thread blocked it is delivered as the thread unblocks
+// it on its way out, and serves there.
 //
 // Nothing here costs anything while the gate is closed (every other mode).
 #pragma once
@@ -56,6 +59,9 @@ bool inside_rdsm();
 // runtime: it holds nothing then, and is in pthread_sigmask, an
 // async-signal-safe function, so a signal delivered there may serve.
 bool leaving_rdsm();
+// The signal's handler found the thread inside: it serves on its way out.
+// Async-signal-safe.
+void note_deferred_message();
 
 class InsideRdsm {
  public:

@@ -140,8 +140,8 @@ class ShmFabric final : public Fabric {
   void signal_arrival(NodeId dst);
   void start_signal_delivery();
   void stop_signal_delivery();
-  static bool serve_signal(void *self, bool may_serve);
-  static void serve_leaving(void *self);
+  static void serve_signal(void *self);
+  static bool signal_pending(void *self);
 
   int rank_;
   int nodes_;

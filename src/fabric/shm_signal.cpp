@@ -14,10 +14,12 @@
 namespace rdsm::fabric {
 
 // At most one signal on its way to a node: the first sender since the
-// receiver's handler last cleared signal_sent sends it.  The receiver clears
-// the word before it looks at the rings and the sender sets it after it has
-// published (both seq_cst), so either the handler sees the fragment or the
-// sender sends a signal.  Async-signal-safe (atomics and kill), as a send
+// receiver last served from a signal (serve_signal) sends it.  The receiver
+// clears the word before it looks at the rings and the sender sets it after
+// it has published (both seq_cst), so either the receiver sees the fragment
+// or the sender sends a signal.  A signal that could not serve leaves the
+// word set: the thread it found serves later (signal_delivery.hpp), and
+// until then nobody is signalled again for nothing.  Async-signal-safe (atomics and kill), as a send
 // from a handler that a signal runs must be.
 void ShmFabric::signal_arrival(NodeId dst) {
   shm::NodeCtl *c = ctl_[dst];
@@ -27,8 +29,8 @@ void ShmFabric::signal_arrival(NodeId dst) {
 }
 
 void ShmFabric::start_signal_delivery() {
-  install_signal_delivery(&ShmFabric::serve_signal, this);
-  open_message_gate(&ShmFabric::serve_leaving, this);
+  install_signal_delivery({&ShmFabric::serve_signal, &ShmFabric::signal_pending, this});
+  open_message_gate(&ShmFabric::serve_signal, this);
   self_->signal_sent.store(0, std::memory_order_seq_cst);
   // From here on senders signal; what came before waits for a thread in the
   // runtime, as in poll mode.
@@ -41,18 +43,17 @@ void ShmFabric::stop_signal_delivery() {
   remove_signal_delivery();
 }
 
-// In the signal handler.  progress() takes dispatch_ only if it is free: a
-// thread that holds it looks at the rings again after it lets it go.
-bool ShmFabric::serve_signal(void *self, bool may_serve) {
+// In the signal handler where it may serve, or on a thread leaving the
+// runtime after a signal found it inside.  progress() takes dispatch_ only
+// if it is free: a thread that holds it looks at the rings again after it
+// lets it go.
+void ShmFabric::serve_signal(void *self) {
   auto *f = static_cast<ShmFabric *>(self);
   f->self_->signal_sent.store(0, std::memory_order_seq_cst);
-  if (!may_serve) return f->has_pending();
   bool busy = false;
   f->progress(&busy);
-  return false;
 }
 
-// A thread leaving the runtime, still blocking the signal.
-void ShmFabric::serve_leaving(void *self) { static_cast<ShmFabric *>(self)->poll(); }
+bool ShmFabric::signal_pending(void *self) { return static_cast<ShmFabric *>(self)->has_pending(); }
 
 }  // namespace rdsm::fabric

@@ -28,8 +28,7 @@ struct CodeRange {
 // What the handler reads: written before the handler may run, and only
 // after remove_signal_delivery has seen no handler running.
 struct Delivery {
-  SignalServe serve = nullptr;
-  void *ctx = nullptr;
+  SignalServe fabric{};
   CodeRange program[kMaxCodeRanges] = {};
   int ranges = 0;
   timer_t timer{};
@@ -73,11 +72,14 @@ void on_message_signal(int, siginfo_t *, void *uctx) {
   const int saved_errno = errno;
   g.running.fetch_add(1, std::memory_order_seq_cst);
   if (g.on.load(std::memory_order_seq_cst)) {
-    const bool may_serve = leaving_rdsm() || (!inside_rdsm() && in_program_code(interrupted_pc(uctx)));
-    if (g.serve(g.ctx, may_serve))
-      retry_later();
-    else if (may_serve)
+    if (leaving_rdsm() || (!inside_rdsm() && in_program_code(interrupted_pc(uctx)))) {
+      g.fabric.serve(g.fabric.ctx);
       g.retry_ns.store(kFirstRetryNs, std::memory_order_relaxed);
+    } else if (inside_rdsm()) {
+      note_deferred_message();  // served by this thread's wait or on its way out
+    } else if (g.fabric.pending(g.fabric.ctx)) {
+      retry_later();  // in a library: back in the program's code shortly
+    }
   }
   g.running.fetch_sub(1, std::memory_order_seq_cst);
   errno = saved_errno;
@@ -104,7 +106,7 @@ int scan_object(dl_phdr_info *info, size_t, void *arg) {
 }
 }  // namespace
 
-void install_signal_delivery(SignalServe serve, void *ctx) {
+void install_signal_delivery(const SignalServe &serve) {
   if (g.on.load()) fatal("internal error: signal delivery installed twice");
   g.ranges = 0;
   Scan scan;
@@ -112,8 +114,7 @@ void install_signal_delivery(SignalServe serve, void *ctx) {
   if (!scan.libc_shared || g.ranges == 0)
     fatal("--handler signal needs the program linked against the shared C library (its handler must tell the "
           "program's own code from malloc's); link the program dynamically, or use --handler interrupt");
-  g.serve = serve;
-  g.ctx = ctx;
+  g.fabric = serve;
   g.retry_ns.store(kFirstRetryNs);
   if (g.timer_pid != getpid()) {
     sigevent ev{};
@@ -142,8 +143,7 @@ void remove_signal_delivery() {
   while (g.running.load(std::memory_order_seq_cst) > 0) sched_yield();
   itimerspec off{};
   timer_settime(g.timer, 0, &off, nullptr);
-  g.serve = nullptr;
-  g.ctx = nullptr;
+  g.fabric = SignalServe{};
 }
 
 }  // namespace rdsm::fabric

@@ -17,11 +17,12 @@
 //     library, the dynamic loader, a sanitizer's allocator, the vDSO;
 // or is unblocking the signal on its way out of the runtime (it holds
 // nothing there, and pthread_sigmask is async-signal-safe).  Only then does
-// it run the handlers.  Otherwise it leaves the messages where they are and
-// arms a one-shot timer that raises the signal again shortly (10 us,
-// doubling up to 50 us while it keeps landing in the wrong place): a thread
-// in malloc or memset is back in its own code microseconds later, and a
-// thread in the runtime serves on its way out or while it waits.  The timer
+// it run the handlers.  Otherwise it leaves the messages where they are: a
+// thread inside the runtime serves them while it waits or on its way out;
+// for a thread in a library the handler arms a one-shot timer that raises
+// the signal again shortly (10 us, doubling up to 50 us while it keeps
+// landing in the wrong place): a thread in malloc or memset is back in its
+// own code microseconds later.  The timer
 // runs only while messages wait unserved, which is when a peer waits too
 // (a node computing in malloc and memset most of the time answered 328
 // requests in 30 to 50 ms this way, against 0.2 to 0.7 s with a 1 ms cap).
@@ -36,15 +37,17 @@
 
 namespace rdsm::fabric {
 
-// Runs in the signal handler.  `may_serve`: the interrupted thread allows
-// running message handlers.  Returns whether messages are left that need
-// the signal again later.
-using SignalServe = bool (*)(void *ctx, bool may_serve);
+// What the fabric gives the handler; both are called in it.
+struct SignalServe {
+  void (*serve)(void *ctx);    // runs the handlers of what has arrived
+  bool (*pending)(void *ctx);  // whether anything waits (async-signal-safe)
+  void *ctx;
+};
 
 // Installs the handler and the retry timer for this process (one fabric at a
 // time); ends the process with a message naming the cause where signal
 // delivery cannot work.
-void install_signal_delivery(SignalServe serve, void *ctx);
+void install_signal_delivery(const SignalServe &serve);
 // Stops calling `serve` (waits for a handler that is running), disarms the
 // timer.  The handler stays installed, ignoring the signal, so that a
 // signal still on its way does not end the process.
