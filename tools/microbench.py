@@ -19,7 +19,8 @@ machine (uffd where the kernel refuses userfaultfd) fails its first run with
 the launcher's reason; its other runs are skipped ("n/a").  --json FILE keeps
 every raw result next to the medians.
 
-After the tables (--no-pingpong leaves it out): a message's round trip
+After the tables (--no-pingpong leaves it out, --programs micro_pingpong
+runs it alone): a message's round trip
 between 2 nodes under each handler mode (micro_pingpong), with the receiver
 computing and with it waiting in rdsm, as the Multiview papers' ping-pong
 table of receive contexts: spin (their polling), interrupt (task queue),
@@ -522,9 +523,11 @@ def main():
 
     run_list = runs()
     figs = figures()
+    pingpong = not opts.no_pingpong
     if opts.programs:
         wanted = [p.strip() for p in opts.programs.split(",") if p.strip()]
-        known = sorted({r.program for r in run_list})
+        known = sorted({r.program for r in run_list} | {"micro_pingpong"})
+        pingpong = pingpong and "micro_pingpong" in wanted
         if not wanted or any(p not in known for p in wanted):
             ap.error("--programs takes a comma-separated list of %s" % ", ".join(known))
         run_list = [r for r in run_list if r.program in wanted]
@@ -663,22 +666,25 @@ def main():
               (repeat, ", quick counts" if opts.quick else "", len(raw), elapsed,
                "; memory backend %s (the nodes' default)" % "/".join(sorted(ran)) if memories == [None] and ran
                else "; memory backend %s" % memories[0] if len(memories) == 1 and memories[0] else ""))
-    print_table(figs, presets, memories, cells, out)
-    out.write("\n'-': not run for this preset; 'FAIL': every run of it failed; "
-              "'!': median of the runs that did not fail%s.\n" %
-              ("; 'n/a': the backend cannot run here" if unavailable else ""))
+    if figs:
+        print_table(figs, presets, memories, cells, out)
+        out.write("\n'-': not run for this preset; 'FAIL': every run of it failed; "
+                  "'!': median of the runs that did not fail%s.\n" %
+                  ("; 'n/a': the backend cannot run here" if unavailable else ""))
     if len(memories) > 1 and all(m in memories for m in ("uffd", "mprotect")):
         out.write("%s: the uffd median / the mprotect median (below 1.00: uffd faster).\n" % RATIO_ROW)
     for n in notes:
         out.write("note: %s\n" % n)
-    delivery = uffd_delivery(build, opts.quick) if "mprotect" not in ran or len(ran) > 1 else None
+    # The backends' own tables go with the presets' (not with the ping-pong alone).
+    backends = bool(run_list)
+    delivery = uffd_delivery(build, opts.quick) if backends and ("mprotect" not in ran or len(ran) > 1) else None
     if delivery:
         out.write("\nuffd fault delivery, the kernel alone (micro_uffd_delivery):\n%s" % delivery["text"])
-    groups = page_groups(build, opts.quick)
+    groups = page_groups(build, opts.quick) if backends else None
     if groups:
         out.write("\npage-group protection changes, us per call / per page; the last column: 64 one-page calls\n"
                   "against one 64-page call (micro_protect, the backends alone):\n%s" % groups["text"])
-    detection = write_detection(build, opts.quick)
+    detection = write_detection(build, opts.quick) if backends else None
     if detection:
         out.write("\nwrite detection, us per page written, detection included (micro_detect, the backends alone;\n"
                   "pages valid and write-protected, one byte written to each or to every 8th):\n%s" %
@@ -686,7 +692,7 @@ def main():
     charges = emu_charges(rdsm, build, opts.quick) if not opts.no_emu else None
     if charges:
         print_emu_charges(charges, out)
-    round_trips = handler_round_trips(rdsm, build, repeat, opts.quick) if not opts.no_pingpong else None
+    round_trips = handler_round_trips(rdsm, build, repeat, opts.quick) if pingpong else None
     if round_trips:
         print_round_trips(round_trips, repeat, out)
     if failures:
