@@ -38,11 +38,13 @@ void unblock_here() {
 }
 
 // Leaving the outermost scope, holding nothing: serves what a deferred
-// signal left behind.
+// signal left behind.  Still counted inside meanwhile, so that a signal
+// during the serving defers to the next round rather than nesting.
 void serve_deferred() {
-  if (!t_deferred) return;
-  t_deferred = false;
-  if (auto serve = g_serve.load(std::memory_order_acquire)) serve(g_serve_ctx.load(std::memory_order_acquire));
+  while (t_deferred) {
+    t_deferred = false;
+    if (auto serve = g_serve.load(std::memory_order_acquire)) serve(g_serve_ctx.load(std::memory_order_acquire));
+  }
 }
 }  // namespace
 
@@ -74,14 +76,14 @@ InsideRdsm::InsideRdsm() {
 }
 
 InsideRdsm::~InsideRdsm() {
-  if (--t_depth > 0) return;
-  serve_deferred();
-  if (t_masked) unblock_here();
+  if (t_depth == 1) serve_deferred();
+  if (--t_depth == 0 && t_masked) unblock_here();
 }
 
 HoldOffMessageSignal::HoldOffMessageSignal() { ++t_depth; }
 HoldOffMessageSignal::~HoldOffMessageSignal() {
-  if (--t_depth == 0) serve_deferred();
+  if (t_depth == 1) serve_deferred();
+  --t_depth;
 }
 
 OutsideRdsm::OutsideRdsm() : depth_(t_depth), masked_(t_masked) {
