@@ -141,7 +141,7 @@ class ShmFabric final : public Fabric {
   void start_signal_delivery();
   void stop_signal_delivery();
   static void serve_signal(void *self);
-  static bool signal_pending(void *self);
+  static bool rearm_signal(void *self);
 
   int rank_;
   int nodes_;

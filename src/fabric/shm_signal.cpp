@@ -17,9 +17,12 @@ namespace rdsm::fabric {
 // receiver last served from a signal (serve_signal) sends it.  The receiver
 // clears the word before it looks at the rings and the sender sets it after
 // it has published (both seq_cst), so either the receiver sees the fragment
-// or the sender sends a signal.  A signal that could not serve leaves the
-// word set: the thread it found serves later (signal_delivery.hpp), and
-// until then nobody is signalled again for nothing.  Async-signal-safe (atomics and kill), as a send
+// or the sender sends a signal.  A signal that finds a thread inside rdsm
+// leaves the word set: that thread serves, and clears it, on its way out
+// (signal_delivery.hpp), and until then nobody is signalled for nothing.
+// One that finds a thread in a library clears it (rearm_signal): the
+// node's other threads may take the messages meanwhile, and the word must
+// not outlive the signal that set it.  Async-signal-safe (atomics and kill), as a send
 // from a handler that a signal runs must be.
 void ShmFabric::signal_arrival(NodeId dst) {
   shm::NodeCtl *c = ctl_[dst];
@@ -29,7 +32,7 @@ void ShmFabric::signal_arrival(NodeId dst) {
 }
 
 void ShmFabric::start_signal_delivery() {
-  install_signal_delivery({&ShmFabric::serve_signal, &ShmFabric::signal_pending, this});
+  install_signal_delivery({&ShmFabric::serve_signal, &ShmFabric::rearm_signal, this});
   open_message_gate(&ShmFabric::serve_signal, this);
   self_->signal_sent.store(0, std::memory_order_seq_cst);
   // From here on senders signal; what came before waits for a thread in the
@@ -54,6 +57,12 @@ void ShmFabric::serve_signal(void *self) {
   f->progress(&busy);
 }
 
-bool ShmFabric::signal_pending(void *self) { return static_cast<ShmFabric *>(self)->has_pending(); }
+// The word is cleared before the rings are looked at: what arrives later
+// signals again, what arrived before is seen here.
+bool ShmFabric::rearm_signal(void *self) {
+  auto *f = static_cast<ShmFabric *>(self);
+  f->self_->signal_sent.store(0, std::memory_order_seq_cst);
+  return f->has_pending();
+}
 
 }  // namespace rdsm::fabric

@@ -77,7 +77,7 @@ void on_message_signal(int, siginfo_t *, void *uctx) {
       g.retry_ns.store(kFirstRetryNs, std::memory_order_relaxed);
     } else if (inside_rdsm()) {
       note_deferred_message();  // served by this thread's wait or on its way out
-    } else if (g.fabric.pending(g.fabric.ctx)) {
+    } else if (g.fabric.rearm(g.fabric.ctx)) {
       retry_later();  // in a library: back in the program's code shortly
     }
   }

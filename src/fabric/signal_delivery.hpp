@@ -39,8 +39,14 @@ namespace rdsm::fabric {
 
 // What the fabric gives the handler; both are called in it.
 struct SignalServe {
-  void (*serve)(void *ctx);    // runs the handlers of what has arrived
-  bool (*pending)(void *ctx);  // whether anything waits (async-signal-safe)
+  // Lets senders signal again, and runs the handlers of what has arrived.
+  void (*serve)(void *ctx);
+  // Lets senders signal again, and says whether anything waits (async-
+  // signal-safe).  The handler calls it where it may not serve and the
+  // thread is not inside rdsm: another thread may have taken the messages
+  // meanwhile, and a node whose senders stay silent would never be
+  // signalled again.
+  bool (*rearm)(void *ctx);
   void *ctx;
 };
 
