@@ -162,9 +162,9 @@ void json_case(FILE *f, const char *name, const Summary &s) {
 int main(int argc, char **argv) {
   Args a = parse(argc, argv);
   Options opt = options_from_environment();
-  if (opt.nodes != 2) usage("run it as a job of 2 nodes: rdsm run -n 2 --handler MODE micro_pingpong");
   std::unique_ptr<Fabric> fabric = make_fabric(opt);
-  Fabric &f = *fabric;
+  Fabric &f = *fabric;  // the mpi fabric learns the job's size from MPI
+  if (f.nodes() != 2) usage("run it as a job of 2 nodes: rdsm run -n 2 --handler MODE micro_pingpong");
   Node node{f};
   f.set_handler(kPing, [&](const Message &m) { f.send(m.src, kPong, m.data, m.len); });
   f.set_handler(kPong, [&](const Message &) { node.pongs.fetch_add(1, std::memory_order_release); });
