@@ -420,39 +420,51 @@ def print_emu_charges(cases, out):
 PINGPONG_MODES = [("spin", "polling"), ("interrupt", "task queue"), ("signal", "process"),
                   ("poll", "selective polling")]
 PINGPONG_CASES = [("computing", "receiver computing"), ("waiting", "receiver waiting in rdsm")]
+# Both nodes on the machine's CPUs as the scheduler places them, and both on
+# one CPU: across CPUs a round trip also pays for waking a CPU (on a virtual
+# machine that varies from a few to about a hundred microseconds with the
+# host's load); on one it is the receive context's own cost.
+PINGPONG_LAYOUTS = ["all CPUs", "one CPU"]
 
 
 def handler_round_trips(rdsm, build, repeat, quick):
-    """Runs micro_pingpong under every handler mode, the repetitions as the
-    outer loop; returns per mode and case the median over runs of each run's
-    median round trip (us), the runs' figures and the errors."""
+    """Runs micro_pingpong under every handler mode and CPU layout, the
+    repetitions as the outer loop; returns per layout, mode and case the
+    median over runs of each run's median round trip (us), the runs'
+    figures and the errors."""
     prog = find_program(build, "micro_pingpong")
     if not prog:
         return {"error": "micro_pingpong is not in the build"}
     rounds = ["--rounds", "200"] if quick else ["--rounds", "2000"]
-    runs = {m: [] for m, _ in PINGPONG_MODES}
+    one_cpu = min(os.sched_getaffinity(0))
+    runs = {layout: {m: [] for m, _ in PINGPONG_MODES} for layout in PINGPONG_LAYOUTS}
     errors = []
     with tempfile.TemporaryDirectory(prefix="rdsm-pingpong-") as tmp:
         for rep in range(repeat):
-            for mode, _ in PINGPONG_MODES:
-                path = os.path.join(tmp, "%s.%d.json" % (mode, rep))
-                cmd = [rdsm, "run", "-n", "2", "--quiet", "--timeout", str(LAUNCH_TIMEOUT), "--handler", mode,
-                       prog] + rounds + ["--json", path]
-                stderr = ""
-                try:
-                    done = subprocess.run(cmd, capture_output=True, text=True,
-                                          timeout=LAUNCH_TIMEOUT + WAIT_SLACK)
-                    stderr = done.stderr
-                    with open(path, encoding="utf-8") as fh:
-                        runs[mode].append(json.load(fh))
-                except (OSError, ValueError, subprocess.TimeoutExpired) as e:
-                    errors.append("handler %s, repetition %d: %s" % (mode, rep + 1, tail(stderr, 2) or str(e)))
+            for layout in PINGPONG_LAYOUTS:
+                pin = (lambda: os.sched_setaffinity(0, {one_cpu})) if layout == "one CPU" else None
+                for mode, _ in PINGPONG_MODES:
+                    path = os.path.join(tmp, "%s.%s.%d.json" % (mode, layout.replace(" ", "_"), rep))
+                    cmd = [rdsm, "run", "-n", "2", "--quiet", "--timeout", str(LAUNCH_TIMEOUT), "--handler", mode,
+                           prog] + rounds + ["--json", path]
+                    stderr = ""
+                    try:
+                        done = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=pin,
+                                              timeout=LAUNCH_TIMEOUT + WAIT_SLACK)
+                        stderr = done.stderr
+                        with open(path, encoding="utf-8") as fh:
+                            runs[layout][mode].append(json.load(fh))
+                    except (OSError, ValueError, subprocess.TimeoutExpired, subprocess.SubprocessError) as e:
+                        errors.append("handler %s, %s, repetition %d: %s" %
+                                      (mode, layout, rep + 1, tail(stderr, 2) or str(e)))
     medians = {}
-    for mode, _ in PINGPONG_MODES:
-        medians[mode] = {}
-        for case, _ in PINGPONG_CASES:
-            xs = [r[case]["median_us"] for r in runs[mode] if r.get(case)]
-            medians[mode][case] = statistics.median(xs) if xs else None
+    for layout in PINGPONG_LAYOUTS:
+        medians[layout] = {}
+        for mode, _ in PINGPONG_MODES:
+            medians[layout][mode] = {}
+            for case, _ in PINGPONG_CASES:
+                xs = [r[case]["median_us"] for r in runs[layout][mode] if r.get(case)]
+                medians[layout][mode][case] = statistics.median(xs) if xs else None
     return {"medians": medians, "runs": runs, "errors": errors, "error": None}
 
 
@@ -462,11 +474,13 @@ def print_round_trips(rt, repeat, out):
     if rt.get("error"):
         out.write("  FAIL: %s\n" % rt["error"])
         return
-    out.write("  %-26s" % "" + "".join("%20s" % m for m, _ in PINGPONG_MODES) + "\n")
-    out.write("  %-26s" % "" + "".join("%20s" % ("(" + p + ")") for _, p in PINGPONG_MODES) + "\n")
-    for case, label in PINGPONG_CASES:
-        cells = [rt["medians"][m][case] for m, _ in PINGPONG_MODES]
-        out.write("  %-26s" % label + "".join("%20s" % ("-" if v is None else "%.1f" % v) for v in cells) + "\n")
+    out.write("  %-36s" % "" + "".join("%20s" % m for m, _ in PINGPONG_MODES) + "\n")
+    out.write("  %-36s" % "" + "".join("%20s" % ("(" + p + ")") for _, p in PINGPONG_MODES) + "\n")
+    for layout in PINGPONG_LAYOUTS:
+        for case, label in PINGPONG_CASES:
+            cells = [rt["medians"][layout][m][case] for m, _ in PINGPONG_MODES]
+            out.write("  %-36s" % ("%s, %s" % (label, layout)) +
+                      "".join("%20s" % ("-" if v is None else "%.1f" % v) for v in cells) + "\n")
     out.write("  '-': not run (under poll a computing node answers only when it next calls rdsm).\n")
     for e in rt["errors"]:
         out.write("  failed: %s\n" % e)
