@@ -1,8 +1,9 @@
 # Smoke tests of the micro-benchmark driver.
 #
 # mp.microbench_quick: tools/microbench.py --quick runs every micro-benchmark
-# once for every protocol preset with small counts and must succeed (every
-# program PASS, exit status 0) within 60 seconds.
+# once for every protocol preset with small counts, and micro_pingpong once
+# per handler mode, and must succeed (every program PASS, exit status 0)
+# within 60 seconds.
 #
 # mp.uffd_delivery: micro_uffd_delivery (the kernel's fault delivery both ways)
 # runs and reads every page back right.
@@ -71,7 +72,7 @@ set(_rows_re "\n  fetch, 2 nodes \\[us/page\\] +mprotect +${_num}\n +uffd +${_nu
 set(_na_re "\n  fetch, 2 nodes \\[us/page\\] +mprotect +${_num}\n +uffd +n/a\n +uffd/mprotect +-\n")
 
 execute_process(COMMAND ${PYTHON} ${SRC}/tools/microbench.py --quick --build ${BUILD} --protocols rdsm
-                        --memory mprotect,uffd --json ${OUT}/both.json
+                        --memory mprotect,uffd --no-pingpong --json ${OUT}/both.json
                 RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
 message(STATUS "mp.microbench_memory: --memory mprotect,uffd\n${_out}")
 if(_err MATCHES "${_unavailable_re}[^\n]*" OR _out MATCHES "${_unavailable_re}[^\n]*")
@@ -105,7 +106,7 @@ endif()
 # uffd made unavailable: its first run fails with the reason, the others are skipped.
 execute_process(COMMAND ${CMAKE_COMMAND} -E env RDSM_UFFD_UNAVAILABLE=test
                         ${PYTHON} ${SRC}/tools/microbench.py --quick --build ${BUILD} --protocols rdsm
-                        --memory uffd,mprotect --json ${OUT}/nouffd.json
+                        --memory uffd,mprotect --no-pingpong --json ${OUT}/nouffd.json
                 RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
 if(_rc EQUAL 0 OR NOT _out MATCHES "${_na_re}"
    OR NOT _out MATCHES "note: ${_unavailable_re} \\(userfaultfd is disabled by RDSM_UFFD_UNAVAILABLE=test\\)")

@@ -19,6 +19,13 @@ machine (uffd where the kernel refuses userfaultfd) fails its first run with
 the launcher's reason; its other runs are skipped ("n/a").  --json FILE keeps
 every raw result next to the medians.
 
+After the tables (--no-pingpong leaves it out, --programs micro_pingpong
+runs it alone): a message's round trip
+between 2 nodes under each handler mode (micro_pingpong), with the receiver
+computing and with it waiting in rdsm, as the Multiview papers' ping-pong
+table of receive contexts: spin (their polling), interrupt (task queue),
+signal (process) and poll (their selective polling).
+
 A run that fails (non-zero exit, timeout, FAIL verdict, no result) is
 reported with the program, preset and node count, its cell in the table
 shows FAIL, and the script exits non-zero after printing everything else.
@@ -407,6 +414,78 @@ def print_emu_charges(cases, out):
                        "" if r["within_tolerance"] else "  out of tolerance"))
 
 
+# A message's round trip per handler mode (micro_pingpong, 2 nodes), as the
+# Multiview papers' ping-pong table: the receive contexts in their order
+# (polling, task queue, process) and selective polling beside them.
+PINGPONG_MODES = [("spin", "polling"), ("interrupt", "task queue"), ("signal", "process"),
+                  ("poll", "selective polling")]
+PINGPONG_CASES = [("computing", "receiver computing"), ("waiting", "receiver waiting in rdsm")]
+# Both nodes on the machine's CPUs as the scheduler places them, and both on
+# one CPU: across CPUs a round trip also pays for waking a CPU (on a virtual
+# machine that varies from a few to about a hundred microseconds with the
+# host's load); on one it is the receive context's own cost.
+PINGPONG_LAYOUTS = ["all CPUs", "one CPU"]
+
+
+def handler_round_trips(rdsm, build, repeat, quick):
+    """Runs micro_pingpong under every handler mode and CPU layout, the
+    repetitions as the outer loop; returns per layout, mode and case the
+    median over runs of each run's median round trip (us), the runs'
+    figures and the errors."""
+    prog = find_program(build, "micro_pingpong")
+    if not prog:
+        return {"error": "micro_pingpong is not in the build"}
+    rounds = ["--rounds", "200"] if quick else ["--rounds", "2000"]
+    one_cpu = min(os.sched_getaffinity(0))
+    runs = {layout: {m: [] for m, _ in PINGPONG_MODES} for layout in PINGPONG_LAYOUTS}
+    errors = []
+    with tempfile.TemporaryDirectory(prefix="rdsm-pingpong-") as tmp:
+        for rep in range(repeat):
+            for layout in PINGPONG_LAYOUTS:
+                pin = (lambda: os.sched_setaffinity(0, {one_cpu})) if layout == "one CPU" else None
+                for mode, _ in PINGPONG_MODES:
+                    path = os.path.join(tmp, "%s.%s.%d.json" % (mode, layout.replace(" ", "_"), rep))
+                    cmd = [rdsm, "run", "-n", "2", "--quiet", "--timeout", str(LAUNCH_TIMEOUT), "--handler", mode,
+                           prog] + rounds + ["--json", path]
+                    stderr = ""
+                    try:
+                        done = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=pin,
+                                              timeout=LAUNCH_TIMEOUT + WAIT_SLACK)
+                        stderr = done.stderr
+                        with open(path, encoding="utf-8") as fh:
+                            runs[layout][mode].append(json.load(fh))
+                    except (OSError, ValueError, subprocess.TimeoutExpired, subprocess.SubprocessError) as e:
+                        errors.append("handler %s, %s, repetition %d: %s" %
+                                      (mode, layout, rep + 1, tail(stderr, 2) or str(e)))
+    medians = {}
+    for layout in PINGPONG_LAYOUTS:
+        medians[layout] = {}
+        for mode, _ in PINGPONG_MODES:
+            medians[layout][mode] = {}
+            for case, _ in PINGPONG_CASES:
+                xs = [r[case]["median_us"] for r in runs[layout][mode] if r.get(case)]
+                medians[layout][mode][case] = statistics.median(xs) if xs else None
+    return {"medians": medians, "runs": runs, "errors": errors, "error": None}
+
+
+def print_round_trips(rt, repeat, out):
+    out.write("\nmessage round trip by handler mode, us (micro_pingpong, 2 nodes, 8-byte messages; median over %d "
+              "run(s)\nof each run's median; the Multiview papers' receive contexts in brackets):\n" % repeat)
+    if rt.get("error"):
+        out.write("  FAIL: %s\n" % rt["error"])
+        return
+    out.write("  %-36s" % "" + "".join("%20s" % m for m, _ in PINGPONG_MODES) + "\n")
+    out.write("  %-36s" % "" + "".join("%20s" % ("(" + p + ")") for _, p in PINGPONG_MODES) + "\n")
+    for layout in PINGPONG_LAYOUTS:
+        for case, label in PINGPONG_CASES:
+            cells = [rt["medians"][layout][m][case] for m, _ in PINGPONG_MODES]
+            out.write("  %-36s" % ("%s, %s" % (label, layout)) +
+                      "".join("%20s" % ("-" if v is None else "%.1f" % v) for v in cells) + "\n")
+    out.write("  '-': not run (under poll a computing node answers only when it next calls rdsm).\n")
+    for e in rt["errors"]:
+        out.write("  failed: %s\n" % e)
+
+
 def main():
     ap = argparse.ArgumentParser(description="Runs every rdsm micro-benchmark for every protocol preset "
                                              "and prints the figures side by side (medians of --repeat runs).")
@@ -424,6 +503,8 @@ def main():
     ap.add_argument("--json", metavar="FILE", help="write every raw result and the medians to FILE")
     ap.add_argument("--no-emu", action="store_true",
                     help="leave out the emu fabric's charged-vs-asked rows (micro_emu)")
+    ap.add_argument("--no-pingpong", action="store_true",
+                    help="leave out the round trip per handler mode (micro_pingpong)")
     opts = ap.parse_args()
 
     repeat = opts.repeat if opts.repeat is not None else (1 if opts.quick else 5)
@@ -456,9 +537,11 @@ def main():
 
     run_list = runs()
     figs = figures()
+    pingpong = not opts.no_pingpong
     if opts.programs:
         wanted = [p.strip() for p in opts.programs.split(",") if p.strip()]
-        known = sorted({r.program for r in run_list})
+        known = sorted({r.program for r in run_list} | {"micro_pingpong"})
+        pingpong = pingpong and "micro_pingpong" in wanted
         if not wanted or any(p not in known for p in wanted):
             ap.error("--programs takes a comma-separated list of %s" % ", ".join(known))
         run_list = [r for r in run_list if r.program in wanted]
@@ -597,22 +680,25 @@ def main():
               (repeat, ", quick counts" if opts.quick else "", len(raw), elapsed,
                "; memory backend %s (the nodes' default)" % "/".join(sorted(ran)) if memories == [None] and ran
                else "; memory backend %s" % memories[0] if len(memories) == 1 and memories[0] else ""))
-    print_table(figs, presets, memories, cells, out)
-    out.write("\n'-': not run for this preset; 'FAIL': every run of it failed; "
-              "'!': median of the runs that did not fail%s.\n" %
-              ("; 'n/a': the backend cannot run here" if unavailable else ""))
+    if figs:
+        print_table(figs, presets, memories, cells, out)
+        out.write("\n'-': not run for this preset; 'FAIL': every run of it failed; "
+                  "'!': median of the runs that did not fail%s.\n" %
+                  ("; 'n/a': the backend cannot run here" if unavailable else ""))
     if len(memories) > 1 and all(m in memories for m in ("uffd", "mprotect")):
         out.write("%s: the uffd median / the mprotect median (below 1.00: uffd faster).\n" % RATIO_ROW)
     for n in notes:
         out.write("note: %s\n" % n)
-    delivery = uffd_delivery(build, opts.quick) if "mprotect" not in ran or len(ran) > 1 else None
+    # The backends' own tables go with the presets' (not with the ping-pong alone).
+    backends = bool(run_list)
+    delivery = uffd_delivery(build, opts.quick) if backends and ("mprotect" not in ran or len(ran) > 1) else None
     if delivery:
         out.write("\nuffd fault delivery, the kernel alone (micro_uffd_delivery):\n%s" % delivery["text"])
-    groups = page_groups(build, opts.quick)
+    groups = page_groups(build, opts.quick) if backends else None
     if groups:
         out.write("\npage-group protection changes, us per call / per page; the last column: 64 one-page calls\n"
                   "against one 64-page call (micro_protect, the backends alone):\n%s" % groups["text"])
-    detection = write_detection(build, opts.quick)
+    detection = write_detection(build, opts.quick) if backends else None
     if detection:
         out.write("\nwrite detection, us per page written, detection included (micro_detect, the backends alone;\n"
                   "pages valid and write-protected, one byte written to each or to every 8th):\n%s" %
@@ -620,6 +706,9 @@ def main():
     charges = emu_charges(rdsm, build, opts.quick) if not opts.no_emu else None
     if charges:
         print_emu_charges(charges, out)
+    round_trips = handler_round_trips(rdsm, build, repeat, opts.quick) if pingpong else None
+    if round_trips:
+        print_round_trips(round_trips, repeat, out)
     if failures:
         out.write("\n%d run(s) failed:\n" % len(failures))
         for e in failures:
@@ -651,6 +740,7 @@ def main():
             "page_groups": groups["figures"] if groups else None,
             "write_detection": detection["figures"] if detection else None,
             "emu_charges": charges,
+            "handler_round_trips": round_trips,
         }
         try:
             with open(opts.json, "w", encoding="utf-8") as fh:
@@ -659,7 +749,8 @@ def main():
         except OSError as e:
             sys.stderr.write("microbench: cannot write %s: %s\n" % (opts.json, e))
             return 1
-    return 1 if failures or (charges and any(c["error"] for c in charges)) else 0
+    pingpong_failed = round_trips and (round_trips.get("error") or round_trips["errors"])
+    return 1 if failures or (charges and any(c["error"] for c in charges)) or pingpong_failed else 0
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include "api/thread_sync.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
+#include "common/message_signal.hpp"
 #include "races/allocation_sites.hpp"
 #include "stats/stats.hpp"
 #include "stats/trace.hpp"
@@ -43,8 +44,12 @@ std::vector<uint8_t> &held_locks(Runtime &rt) {
 
 extern "C" {
 
-void rdsm_init(int *argc, char ***argv) { runtime_start(argc, argv); }
+void rdsm_init(int *argc, char ***argv) {
+  InsideRdsm inside;
+  runtime_start(argc, argv);
+}
 void rdsm_finalize(void) {
+  InsideRdsm inside;
   if (Runtime *rt = runtime_if_initialized()) check_node_level("rdsm_finalize", *rt);
   runtime_finish();
 }
@@ -62,23 +67,27 @@ int rdsm_thread_id(void) {
   return rt.fabric->rank() * rt.opt.threads + NodeThreads::local_id();
 }
 void rdsm_run_threads(void (*fn)(void *arg), void *arg) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("rdsm_run_threads");
   if (rt.threads) {
     rt.threads->run(fn, arg, "rdsm_run_threads");
     return;
   }
   if (!fn) api_error("rdsm_run_threads", "NULL function; pass the function every thread of the node runs");
+  OutsideRdsm program;
   fn(arg);
 }
 
 // Each allocation is noted with the program's call that made it, for the
 // race report (--races).
 void *rdsm_malloc(size_t size) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("rdsm_malloc");
   return races::note_allocation(rt.allocator->allocate(size, RDSM_PLACE_DEFAULT, "rdsm_malloc"), size,
                                 __builtin_return_address(0));
 }
 void *rdsm_malloc_placed(size_t size, rdsm_placement placement) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("rdsm_malloc_placed");
   return races::note_allocation(rt.allocator->allocate(size, placement, "rdsm_malloc_placed"), size,
                                 __builtin_return_address(0));
@@ -89,6 +98,7 @@ void *rdsm_malloc_minipage(size_t size) {
                                 __builtin_return_address(0));
 }
 void *rdsm_malloc_all(size_t size, rdsm_placement placement) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("rdsm_malloc_all");
   check_node_level("rdsm_malloc_all", rt);
   return races::note_allocation(rt.allocator->allocate_collective(size, placement), size,
@@ -99,11 +109,18 @@ int rdsm_is_shared(const void *p) {
   return rt && rt->protocol->region().contains(p);
 }
 
-void rdsm_publish_root(int slot, void *p) { runtime_for("rdsm_publish_root").allocator->publish_root(slot, p); }
-void *rdsm_root(int slot) { return runtime_for("rdsm_root").allocator->root(slot); }
+void rdsm_publish_root(int slot, void *p) {
+  InsideRdsm inside;
+  runtime_for("rdsm_publish_root").allocator->publish_root(slot, p);
+}
+void *rdsm_root(int slot) {
+  InsideRdsm inside;
+  return runtime_for("rdsm_root").allocator->root(slot);
+}
 
 int rdsm_lock_count(void) { return runtime_for("rdsm_lock_count").protocol->lock_count(); }
 void rdsm_lock(int lock_id) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("rdsm_lock");
   check_lock("rdsm_lock", rt, lock_id);
   if (rt.threads) {
@@ -114,6 +131,7 @@ void rdsm_lock(int lock_id) {
   held_locks(rt)[(size_t)lock_id] = 1;
 }
 int rdsm_trylock(int lock_id) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("rdsm_trylock");
   check_lock("rdsm_trylock", rt, lock_id);
   if (rt.threads) return thread_try_lock(rt, lock_id);
@@ -122,6 +140,7 @@ int rdsm_trylock(int lock_id) {
   return 1;
 }
 void rdsm_unlock(int lock_id) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("rdsm_unlock");
   check_lock("rdsm_unlock", rt, lock_id);
   if (rt.threads) {
@@ -137,16 +156,24 @@ void rdsm_unlock(int lock_id) {
   rt.protocol->unlock(lock_id);
 }
 void rdsm_barrier(void) {
+  InsideRdsm inside;
   thread_barrier(runtime_for("rdsm_barrier"), true);
 }
-void rdsm_release(void) { runtime_for("rdsm_release").protocol->release(); }
-void rdsm_acquire(void) { runtime_for("rdsm_acquire").protocol->acquire(); }
+void rdsm_release(void) {
+  InsideRdsm inside;
+  runtime_for("rdsm_release").protocol->release();
+}
+void rdsm_acquire(void) {
+  InsideRdsm inside;
+  runtime_for("rdsm_acquire").protocol->acquire();
+}
 
 const char *rdsm_protocol_name(void) { return runtime_for("rdsm_protocol_name").protocol->config().name.c_str(); }
 size_t rdsm_page_size(void) { return kPageBytes; }
 double rdsm_wtime(void) { return (double)now_ns() * 1e-9; }
 
 void rdsm_get_stats(rdsm_stats *out) {
+  InsideRdsm inside;
   runtime_for("rdsm_get_stats");
   if (!out) api_error("rdsm_get_stats", "NULL output pointer; pass the address of an rdsm_stats to fill in");
   *out = stats().snapshot();
@@ -154,6 +181,7 @@ void rdsm_get_stats(rdsm_stats *out) {
   trace::record(trace::Kind::stats_read, t, t);  // rdsm sim ends the timed part here
 }
 void rdsm_reset_stats(void) {
+  InsideRdsm inside;
   runtime_for("rdsm_reset_stats");
   stats().reset();
 }

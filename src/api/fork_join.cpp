@@ -26,6 +26,7 @@
 #include "common/clock.hpp"
 #include "common/process_cpu.hpp"
 #include "common/error.hpp"
+#include "common/message_signal.hpp"
 #include "memory/region.hpp"
 #include "stats/stats.hpp"
 
@@ -149,6 +150,7 @@ void reap_in_background(const char *call) {
   std::vector<Worker> leaving = std::move(g.workers);
   g.workers.clear();
   g.reaper = std::thread([leaving = std::move(leaving), call] {
+    block_message_signal_here();
     for (const Worker &w : leaving) {
       siginfo_t si{};
       if (waitid(P_PID, (id_t)w.pid, &si, WEXITED) != 0)
@@ -245,7 +247,10 @@ void start_watcher() {
     if (g.watcher_stop < 0) fatal("fork-join: eventfd failed: %s", strerror(errno));
   }
   for (int fd : g.worker_files) g.beats.push_back(map_node_block(fd));
-  g.watcher = std::thread(watch);
+  g.watcher = std::thread([] {
+    block_message_signal_here();  // the runtime's thread: it never serves messages
+    watch();
+  });
 }
 
 void stop_watcher() {
@@ -268,7 +273,10 @@ void run_on_threads(const std::vector<void (*)()> &fns, bool wait) {
     g.helpers = true;
   }
   if (fns.empty() || !fns[0]) return;
-  fns[0]();
+  {
+    OutsideRdsm program;
+    fns[0]();
+  }
   if (wait && g.helpers) {
     runtime_for("CREATE").threads->join_helpers();
     g.helpers = false;
@@ -387,6 +395,7 @@ void record_worker_stats(int nodes) {
 void close_in_background(std::vector<int> fds) {
   if (fds.empty()) return;
   std::thread([fds = std::move(fds)] {
+    block_message_signal_here();
     for (int fd : fds) close(fd);
   }).detach();
 }
@@ -446,6 +455,7 @@ void back_to_one_node(const char *call) {
 // workers go with it, and a launcher sees an ordinary end.
 void master_exits() {
   if (!g.on || g.worker || getpid() != g.master) return;
+  InsideRdsm inside;  // the runtime's code, run by exit()
   if (ranks::active()) {
     // Between jobs the workers can still be told to leave; during one, the
     // job ends with the master's rank, as with any rank that exits.
@@ -546,6 +556,7 @@ void create_and_run(void (*fn)(), long nodes, const char *call) {
               max_workers(), max_workers());
   for (long i = 1; i < nodes; ++i) create(fn, call);
   form_pending_job();
+  OutsideRdsm program;
   fn();
 }
 

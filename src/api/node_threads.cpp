@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "common/error.hpp"
+#include "common/message_signal.hpp"
 #include "stats/stats.hpp"
 
 namespace rdsm {
@@ -24,7 +25,10 @@ void NodeThreads::run(void (*fn)(void *), void *arg, const char *call) {
               "outside any rdsm_run_threads");
   t_in_run = true;
   start_helpers(std::vector<std::function<void()>>((size_t)per_node_ - 1, [fn, arg] { fn(arg); }), call);
-  fn(arg);
+  {
+    OutsideRdsm program;  // the program's code, between two calls into the runtime
+    fn(arg);
+  }
   join_helpers();
   t_in_run = false;
 }
@@ -41,7 +45,10 @@ void NodeThreads::start_helpers(const std::vector<std::function<void()>> &fns, c
         t_local_id = local;
         t_in_run = true;
         thread_stats_enter(local);
-        body();
+        {
+          OutsideRdsm program;
+          body();
+        }
         thread_stats_leave();
       });
     } catch (const std::system_error &e) {

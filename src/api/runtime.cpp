@@ -72,7 +72,7 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
     rt->node_block->pid = (int32_t)getpid();
     snprintf(rt->node_block->protocol, sizeof rt->node_block->protocol, "%s", cfg->name.c_str());
     snprintf(rt->node_block->handler, sizeof rt->node_block->handler, "%s",
-             rt->opt.handler == HandlerMode::poll ? "poll" : "interrupt");
+             handler_mode_name(rt->opt.handler));
   }
   arm_fault_injection(rt->opt.fault, rt->opt.rank);
   // The segments whose size does not depend on the job's size first, in

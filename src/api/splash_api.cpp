@@ -15,6 +15,7 @@
 #include "api/thread_sync.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
+#include "common/message_signal.hpp"
 #include "races/allocation_sites.hpp"
 #include "rdsm_splash.h"
 #include "stats/stats.hpp"
@@ -53,12 +54,13 @@ auto with_lock(Runtime &rt, int id, F body) {
 }
 
 // Re-checks `ready` (which takes the object's lock) with a growing pause,
-// serving this node's messages meanwhile when nothing else does (poll mode).
+// serving this node's messages meanwhile when nothing else does (the modes
+// in which waiting threads deliver).
 template <class F>
 void wait_until(Runtime &rt, F ready) {
   long pause_ns = 2000;
   while (!ready()) {
-    if (rt.opt.handler == HandlerMode::poll) rt.fabric->poll();
+    if (waiters_deliver(rt.opt.handler)) rt.fabric->poll();
     timespec ts{0, pause_ns};
     nanosleep(&ts, nullptr);
     if (pause_ns < 500000) pause_ns += pause_ns / 2;
@@ -87,6 +89,7 @@ Runtime &allocation_runtime(const char *call) {
 extern "C" {
 
 void rdsm_splash_init(size_t shared_bytes) {
+  InsideRdsm inside;
   if (g_started_by_malloc && !g_initenv_seen && rdsm_rank() == 0) {
     g_initenv_seen = true;
     size_t have = runtime_for("MAIN_INITENV").protocol->region().bytes();
@@ -100,10 +103,20 @@ void rdsm_splash_init(size_t shared_bytes) {
   g_initenv_seen = true;
   fj::init(shared_bytes);
 }
-void rdsm_splash_end(void) { fj::end(); }
-void rdsm_splash_create(void (*fn)(void)) { fj::create(fn, "CREATE"); }
-void rdsm_splash_create_n(void (*fn)(void), long processes) { fj::create_and_run(fn, processes, "CREATE"); }
+void rdsm_splash_end(void) {
+  InsideRdsm inside;
+  fj::end();
+}
+void rdsm_splash_create(void (*fn)(void)) {
+  InsideRdsm inside;
+  fj::create(fn, "CREATE");
+}
+void rdsm_splash_create_n(void (*fn)(void), long processes) {
+  InsideRdsm inside;
+  fj::create_and_run(fn, processes, "CREATE");
+}
 void rdsm_splash_wait_for_end(long workers) {
+  InsideRdsm inside;
   if (workers < 0)
     api_error("WAIT_FOR_END", "%ld workers; the count cannot be negative: pass the number of workers CREATE'd",
               workers);
@@ -111,6 +124,7 @@ void rdsm_splash_wait_for_end(long workers) {
 }
 
 void *rdsm_splash_malloc(size_t bytes) {
+  InsideRdsm inside;
   Runtime &rt = allocation_runtime("G_MALLOC");
   // What the master allocates while its workers wait on other ranks is
   // homed at it, as a forked job homes the set-up's allocations: it writes
@@ -120,28 +134,36 @@ void *rdsm_splash_malloc(size_t bytes) {
                                 __builtin_return_address(0));
 }
 
-void rdsm_splash_lock_init(rdsm_splash_lock_t *l) { id_of(runtime_for("LOCKINIT"), l, "LOCKINIT"); }
+void rdsm_splash_lock_init(rdsm_splash_lock_t *l) {
+  InsideRdsm inside;
+  id_of(runtime_for("LOCKINIT"), l, "LOCKINIT");
+}
 void rdsm_splash_alock_init(rdsm_splash_lock_t *locks, long count) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("ALOCKINIT");
   if (count < 0) api_error("ALOCKINIT", "%ld locks; the count cannot be negative", count);
   for (long i = 0; i < count; ++i) id_of(rt, &locks[i], "ALOCKINIT");
 }
 void rdsm_splash_lock(rdsm_splash_lock_t *l) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("LOCK");
   thread_lock(rt, id_of(rt, l, "LOCK"));
 }
 void rdsm_splash_unlock(rdsm_splash_lock_t *l) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("UNLOCK");
   thread_unlock(rt, id_of(rt, l, "UNLOCK"));
 }
 
 void rdsm_splash_barrier_init(rdsm_splash_barrier_t *b) {
+  InsideRdsm inside;
   Runtime &rt = runtime_for("BARINIT");
   id_of(rt, b, "BARINIT");
   b->arrived = 0;
   b->generation = 0;
 }
 void rdsm_splash_barrier(rdsm_splash_barrier_t *b, long processes) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("BARRIER");
   if (fj::master_alone()) return;
   const int workers = fj::job_workers();
@@ -167,14 +189,17 @@ void rdsm_splash_barrier(rdsm_splash_barrier_t *b, long processes) {
 }
 
 void rdsm_splash_pause_init(rdsm_splash_pause_t *p) {
+  InsideRdsm inside;
   id_of(runtime_for("PAUSEINIT"), p, "PAUSEINIT");
   p->count = 0;
 }
 void rdsm_splash_pause_set(rdsm_splash_pause_t *p) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("SETPAUSE");
   with_lock(rt, id_of(rt, p, "SETPAUSE"), [&] { return ++p->count; });
 }
 void rdsm_splash_pause_wait(rdsm_splash_pause_t *p) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("WAITPAUSE");
   int id = id_of(rt, p, "WAITPAUSE");
   wait_until(rt, [&] {
@@ -186,6 +211,7 @@ void rdsm_splash_pause_wait(rdsm_splash_pause_t *p) {
   });
 }
 void rdsm_splash_pause_clear(rdsm_splash_pause_t *p) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("CLEARPAUSE");
   with_lock(rt, id_of(rt, p, "CLEARPAUSE"), [&] { return p->count = 0; });
 }
@@ -194,12 +220,14 @@ void rdsm_splash_pause_clear(rdsm_splash_pause_t *p) {
 // out wake-ups to waiters counted so far and start a new generation, and a
 // waiter leaves by taking a wake-up handed out after it arrived.
 void rdsm_splash_condvar_init(rdsm_splash_condvar_t *cv) {
+  InsideRdsm inside;
   id_of(runtime_for("CONDVARINIT"), cv, "CONDVARINIT");
   cv->waiters = 0;
   cv->wakeups = 0;
   cv->generation = 0;
 }
 void rdsm_splash_condvar_wait(rdsm_splash_condvar_t *cv, rdsm_splash_lock_t *l) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("CONDVARWAIT");
   int id = id_of(rt, cv, "CONDVARWAIT");
   int user = id_of(rt, l, "CONDVARWAIT");
@@ -218,6 +246,7 @@ void rdsm_splash_condvar_wait(rdsm_splash_condvar_t *cv, rdsm_splash_lock_t *l) 
   thread_lock(rt, user);
 }
 void rdsm_splash_condvar_signal(rdsm_splash_condvar_t *cv) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("CONDVARSIGNAL");
   with_lock(rt, id_of(rt, cv, "CONDVARSIGNAL"), [&] {
     if (cv->waiters > 0) {
@@ -229,6 +258,7 @@ void rdsm_splash_condvar_signal(rdsm_splash_condvar_t *cv) {
   });
 }
 void rdsm_splash_condvar_broadcast(rdsm_splash_condvar_t *cv) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("CONDVARBCAST");
   with_lock(rt, id_of(rt, cv, "CONDVARBCAST"), [&] {
     if (cv->waiters > 0) {
@@ -241,11 +271,13 @@ void rdsm_splash_condvar_broadcast(rdsm_splash_condvar_t *cv) {
 }
 
 void rdsm_splash_getsub_init(rdsm_splash_getsub_t *gs) {
+  InsideRdsm inside;
   id_of(runtime_for("GSINIT"), gs, "GSINIT");
   gs->next = 0;
   gs->exhausted = 0;
 }
 long rdsm_splash_getsub(rdsm_splash_getsub_t *gs, long max, long processes) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("GETSUB");
   return with_lock(rt, id_of(rt, gs, "GETSUB"), [&]() -> long {
     if (gs->next <= max) return gs->next++;
@@ -257,9 +289,16 @@ long rdsm_splash_getsub(rdsm_splash_getsub_t *gs, long max, long processes) {
   });
 }
 
-void rdsm_splash_release_fence(void) { sync_runtime("RELEASE_FENCE").protocol->release(); }
-void rdsm_splash_acquire_fence(void) { sync_runtime("ACQUIRE_FENCE").protocol->acquire(); }
+void rdsm_splash_release_fence(void) {
+  InsideRdsm inside;
+  sync_runtime("RELEASE_FENCE").protocol->release();
+}
+void rdsm_splash_acquire_fence(void) {
+  InsideRdsm inside;
+  sync_runtime("ACQUIRE_FENCE").protocol->acquire();
+}
 void rdsm_splash_full_fence(void) {
+  InsideRdsm inside;
   Runtime &rt = sync_runtime("FULL_FENCE");
   rt.protocol->release();
   rt.protocol->acquire();
@@ -268,11 +307,13 @@ void rdsm_splash_full_fence(void) {
 unsigned long rdsm_splash_clock(void) { return (unsigned long)(now_ns() / 1000); }
 
 void rdsm_splash_roi_begin(void) {
+  InsideRdsm inside;
   runtime_for("SPLASH3_ROI_BEGIN");
   stats().reset();
   g_roi_begin = (double)now_ns() * 1e-9;
 }
 void rdsm_splash_roi_end(void) {
+  InsideRdsm inside;
   runtime_for("SPLASH3_ROI_END");
   g_roi_seconds = (double)now_ns() * 1e-9 - g_roi_begin;
 }

@@ -35,6 +35,25 @@ bool parse_size(const std::string &text, size_t *out) {
   return true;
 }
 
+const char *handler_mode_name(HandlerMode m) {
+  switch (m) {
+    case HandlerMode::interrupt: return "interrupt";
+    case HandlerMode::poll: return "poll";
+    case HandlerMode::signal: return "signal";
+    case HandlerMode::spin: return "spin";
+  }
+  return "?";
+}
+
+bool parse_handler_mode(const char *name, HandlerMode *out) {
+  for (HandlerMode m : {HandlerMode::interrupt, HandlerMode::poll, HandlerMode::signal, HandlerMode::spin})
+    if (!strcmp(name, handler_mode_name(m))) {
+      *out = m;
+      return true;
+    }
+  return false;
+}
+
 namespace {
 const char *env(const char *name) {
   const char *v = getenv(name);
@@ -95,9 +114,7 @@ Options options_from_environment() {
   if (const char *v = env("RDSM_EMU_PRESET")) o.emu_preset = v;
   if (const char *v = env("RDSM_EMU")) o.emu = v;
   if (const char *v = env("RDSM_HANDLER")) {
-    if (!strcmp(v, "interrupt")) o.handler = HandlerMode::interrupt;
-    else if (!strcmp(v, "poll")) o.handler = HandlerMode::poll;
-    else fatal("RDSM_HANDLER=%s is not a handler mode; use interrupt or poll", v);
+    if (!parse_handler_mode(v, &o.handler)) fatal("RDSM_HANDLER=%s is not a handler mode; use %s", v, kHandlerModeChoices);
   }
   if (const char *v = env("RDSM_REGION_SIZE")) {
     if (!parse_size(v, &o.region_bytes) || o.region_bytes == 0)

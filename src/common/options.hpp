@@ -8,7 +8,28 @@
 
 namespace rdsm {
 
-enum class HandlerMode { interrupt, poll };
+// Who serves a node's messages (docs/protocols.md, "Handler modes"):
+//   interrupt  a handler thread that sleeps on the doorbell until a message
+//              arrives (the seeds' "task queue");
+//   poll       the node's own threads, while they wait in rdsm and at its
+//              synchronisation calls (the seeds' "selective polling");
+//   signal     as poll, and a message arriving while a thread computes
+//              interrupts it with a signal whose handler serves it (the
+//              seeds' "process", like VIA implementations);
+//   spin       a handler thread that polls without ever sleeping (the
+//              seeds' "polling", for reference: lowest latency, a core).
+enum class HandlerMode { interrupt, poll, signal, spin };
+
+// "interrupt", "poll", "signal", "spin".
+const char *handler_mode_name(HandlerMode m);
+// Parses a mode's name; false when it is none of them.
+bool parse_handler_mode(const char *name, HandlerMode *out);
+// The accepted names, for messages: "interrupt, poll, signal or spin".
+inline constexpr const char *kHandlerModeChoices = "interrupt, poll, signal or spin";
+// A thread of the fabric delivers messages (interrupt, spin) ...
+inline bool handler_thread_delivers(HandlerMode m) { return m == HandlerMode::interrupt || m == HandlerMode::spin; }
+// ... or the node's threads do while they wait in rdsm (poll, signal).
+inline bool waiters_deliver(HandlerMode m) { return m == HandlerMode::poll || m == HandlerMode::signal; }
 
 // RDSM_MINIPAGES (the sc protocol only, memory/minipage_views.hpp):
 //   off       page granularity; rdsm_malloc_minipage allocates as rdsm_malloc
@@ -54,7 +75,7 @@ struct Options {
   // each other's segments (loads, stores and atomics, no MPI) or reach them
   // through MPI RMA like ranks on other hosts.
   bool mpi_local_map = true;
-  HandlerMode handler = HandlerMode::interrupt;  // RDSM_HANDLER=interrupt|poll
+  HandlerMode handler = HandlerMode::interrupt;  // RDSM_HANDLER=interrupt|poll|signal|spin
   size_t region_bytes = 0;                       // RDSM_REGION_SIZE (K/M/G/T suffixes); 0: the default
                                                  // for the memory backend (memory/region.hpp)
   uintptr_t region_base = 0x200000000000ull;     // RDSM_REGION_BASE (hex or decimal)

@@ -129,9 +129,12 @@ class Fabric {
   }
   virtual void sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) = 0;
 
-  // Starts delivery: in interrupt mode a handler thread that sleeps until a
-  // message arrives; in poll mode handlers run inside wait() of the waiting
-  // thread.  Handlers of one node never run concurrently with each other.
+  // Starts delivery (HandlerMode in common/options.hpp): in interrupt mode a
+  // handler thread that sleeps until a message arrives, in spin mode one
+  // that never sleeps; in poll mode handlers run inside wait() of the
+  // waiting thread, and in signal mode there too and in the message
+  // signal's handler on a thread that computes.  Handlers of one node never
+  // run concurrently with each other.
   virtual void start() = 0;
   // Returns when done() is true.  done() is evaluated by the waiting thread;
   // it becomes true through a handler, or through notify() from another
@@ -139,10 +142,10 @@ class Fabric {
   virtual void wait(const std::function<bool()> &done) = 0;
   // Wakes this node's waiters so that they evaluate their condition again.
   virtual void notify() = 0;
-  // Poll mode: runs the handlers of messages that have arrived, without
-  // waiting (the seeds' polling at synchronisation points, so a node that
-  // keeps re-taking a lock locally still answers its peers).  Nothing in
-  // interrupt mode.  Must not be called from a handler.
+  // Poll and signal modes: runs the handlers of messages that have arrived,
+  // without waiting (the seeds' polling at synchronisation points, so a node
+  // that keeps re-taking a lock locally still answers its peers).  Nothing
+  // where a handler thread delivers.  Must not be called from a handler.
   virtual void poll() = 0;
   // True on the thread that is running a handler right now.
   virtual bool in_handler() const = 0;
@@ -157,8 +160,8 @@ class Fabric {
 
   // ---- job-level ---------------------------------------------------------
   // Job-level barrier of all nodes; needs no handler, so it works before
-  // start() and after stop().  In poll mode, while delivery runs, a node
-  // waiting here still delivers what arrives: its peers may be waiting for
+  // start() and after stop().  In poll and signal modes, while delivery
+  // runs, a node waiting here still delivers what arrives: its peers may be waiting for
   // its answers before they reach the barrier.
   virtual void barrier() = 0;
   // Ends delivery (joins the handler thread).  Call after a barrier that

@@ -28,6 +28,7 @@ constexpr int kIdleSpins = 64;      // empty polls in a row before sleeping (ten
 constexpr uint64_t kMinSleepNs = 2000;
 constexpr uint64_t kMaxSleepNs = 20000;  // bounds what a request to an idle node waits for progress
 constexpr double kSendDrainSeconds = 2;  // how long the end waits for unreceived sends
+constexpr int kSpinYieldEvery = 64;      // spin mode: empty polls between yields of the CPU
 
 thread_local bool t_in_handler = false;
 const uint8_t kEmpty[8] = {};
@@ -49,6 +50,10 @@ void fabric_thread_setup() {
 }  // namespace
 
 MpiFabric::MpiFabric(const Options &opt) : mode_(opt.handler) {
+  if (mode_ == HandlerMode::signal)
+    fatal("--handler signal is not supported by the mpi fabric: a message from another host cannot signal the "
+          "receiving process, and MPI may not be called from a signal handler; use --handler interrupt, poll or "
+          "spin, or --fabric shm");
   mpi::start_mpi();
   check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
   check(MPI_Comm_size(MPI_COMM_WORLD, &nodes_), "MPI_Comm_size");
@@ -191,7 +196,7 @@ size_t MpiFabric::try_dispatch() {
 // they are the ones who deliver.
 void MpiFabric::announce() {
   event_.ring();
-  if (mode_ == HandlerMode::poll) bell_->ring();
+  if (waiters_deliver(mode_)) bell_->ring();
 }
 
 // An empty poll: poll again at once for a while (a reply is usually close
@@ -223,8 +228,20 @@ void MpiFabric::handler_loop() {
       idle = 0;
       continue;
     }
-    idle_backoff(&idle, *bell_, seen);
+    if (mode_ == HandlerMode::spin)
+      spin_pause(&idle);
+    else
+      idle_backoff(&idle, *bell_, seen);
   }
+}
+
+// Spin mode: polls again at once, yielding the CPU now and then so that a
+// thread sharing it still runs (spinning is there for reference).
+void MpiFabric::spin_pause(int *idle) {
+  if (++*idle % kSpinYieldEvery == 0)
+    sched_yield();
+  else
+    cpu_relax();
 }
 
 // Poll mode: messages wait for the node's threads, but one-sided operations
@@ -252,7 +269,7 @@ void MpiFabric::start() {
   if (delivering_.exchange(true)) return;
   stopping_.store(false);
   watchdog_->start();
-  if (mode_ == HandlerMode::interrupt)
+  if (handler_thread_delivers(mode_))
     thread_ = std::thread([this] {
       trace::name_thread("handler");
       handler_loop();
@@ -283,12 +300,14 @@ void MpiFabric::wait(const std::function<bool()> &done) {
   for (;;) {
     uint32_t ev = event_.peek(), bell = bell_->peek();
     if (done()) return;
-    if (mode_ == HandlerMode::poll) {
+    if (waiters_deliver(mode_)) {
       if (delivering_.load(std::memory_order_acquire) && try_dispatch()) {
         idle = 0;
         continue;
       }
       idle_backoff(&idle, *bell_, bell);
+    } else if (mode_ == HandlerMode::spin) {
+      spin_pause(&idle);  // the handler thread announces nothing a waiter would sleep for
     } else {
       // The handler thread announces every delivery.
       event_.sleep(ev, [] { return false; });
@@ -299,7 +318,7 @@ void MpiFabric::wait(const std::function<bool()> &done) {
 void MpiFabric::notify() { announce(); }
 
 void MpiFabric::poll() {
-  if (mode_ != HandlerMode::poll || t_in_handler || !delivering_.load(std::memory_order_acquire)) return;
+  if (!waiters_deliver(mode_) || t_in_handler || !delivering_.load(std::memory_order_acquire)) return;
   try_dispatch();
 }
 
@@ -311,7 +330,7 @@ bool MpiFabric::in_handler() const { return t_in_handler; }
 // finishing the protocol's last barrier with a request for it (see
 // ShmFabric::barrier): the barrier is started and tested between passes.
 void MpiFabric::barrier() {
-  if (mode_ != HandlerMode::poll || t_in_handler || !delivering_.load(std::memory_order_acquire)) {
+  if (!waiters_deliver(mode_) || t_in_handler || !delivering_.load(std::memory_order_acquire)) {
     check(MPI_Barrier(barrier_comm_), "MPI_Barrier");
     return;
   }

@@ -31,7 +31,9 @@
 // only drives MPI and leaves messages to the waiting threads.  When idle it
 // backs off to short sleeps, so an idle node costs little CPU while a request
 // aimed at a node that is computing still waits microseconds, not the length
-// of the computation.
+// of the computation.  In spin mode the handler thread never sleeps.  Signal
+// mode is refused: a rank on another host cannot signal this process, and
+// MPI may not be called from a signal handler.
 #pragma once
 #include <mpi.h>
 
@@ -128,6 +130,7 @@ class MpiFabric final : public Fabric {
   void handler_loop();
   void progress_loop();
   void idle_backoff(int *idle, Doorbell &bell, uint32_t seen);
+  void spin_pause(int *idle);
 
   int rank_ = 0;
   int nodes_ = 1;
@@ -169,7 +172,7 @@ class MpiFabric final : public Fabric {
   Doorbell event_{};  // rung after handlers ran, by notify() and by stop()
   std::atomic<bool> delivering_{false};
   std::atomic<bool> stopping_{false};
-  std::thread thread_;  // handler thread (interrupt) or progress thread (poll)
+  std::thread thread_;  // handler thread (interrupt, spin) or progress thread (poll)
 
   // Finds a lost rank between start() and stop() (RDSM_HANG_TIMEOUT > 0).
   std::unique_ptr<MpiWatchdog> watchdog_;

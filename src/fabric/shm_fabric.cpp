@@ -13,21 +13,12 @@
 #include "bootstrap/node_file.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
+#include "common/message_signal.hpp"
+#include "fabric/shm_node_ctl.hpp"
 #include "stats/stats.hpp"
 #include "stats/trace.hpp"
 
 namespace rdsm::fabric {
-
-namespace shm {
-// Per-node control words, at the start of the fabric's area of the node file.
-// The barrier words are used in node 0's copy only.
-struct NodeCtl {
-  Doorbell doorbell;  // rung after every published fragment
-  alignas(kCacheLine) std::atomic<uint32_t> barrier_count;
-  alignas(kCacheLine) std::atomic<uint32_t> barrier_gen;
-};
-static_assert(sizeof(NodeCtl) <= 4096);
-}  // namespace shm
 
 using shm::FragHeader;
 using shm::NodeCtl;
@@ -40,6 +31,7 @@ constexpr uint64_t kFullRingLimitNs = 30ull * 1000000000ull;
 constexpr int kSendSpin = 256;     // pauses before a full-ring sender starts yielding
 constexpr int kSendYields = 64;    // yields before it sleeps on the space word
 constexpr int kPerSourceBatch = 16;  // messages from one source before looking at the next
+constexpr int kSpinYieldEvery = 64;  // spin mode: empty polls between yields of the CPU
 
 // Handlers run under the dispatch lock, so this also means "holds dispatch_".
 thread_local bool t_in_handler = false;
@@ -178,6 +170,7 @@ bool ShmFabric::peer_segment(NodeId node, SegmentId seg, Segment *out) {
 void ShmFabric::ring_doorbell(NodeId node) { ctl_[node]->doorbell.ring(); }
 
 void ShmFabric::sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) {
+  HoldOffMessageSignal holding_ring_locks;
   check_node("send", dst);
   if (type >= kMaxMsgTypes) fatal("fabric send: message type %u is not below %u", (unsigned)type, (unsigned)kMaxMsgTypes);
   if (iovcnt < 0 || (iovcnt > 0 && !iov)) fatal("fabric send: bad scatter list (%d entries)", iovcnt);
@@ -205,6 +198,7 @@ void ShmFabric::sendv(NodeId dst, MsgType type, const iovec *iov, int iovcnt) {
     o.tail += need;
     o.ring.ctl->tail.store(o.tail, std::memory_order_seq_cst);
     ring_doorbell(dst);
+    signal_arrival(dst);
     left -= flen;
   } while (left > 0);
   trace::sent(dst, type, total);  // under the ring's lock: in the ring's order
@@ -243,9 +237,9 @@ void ShmFabric::wait_for_space(Outbound &o, NodeId dst, uint64_t need) {
     return cap_ - (o.tail - o.head_cache) >= need;
   };
   if (fits()) return;
-  // In interrupt mode the handler thread consumes; others may only while it is not running.
+  // Where a handler thread consumes, others may only while it is not running.
   const bool drain =
-      t_in_handler || mode_ == HandlerMode::poll || !delivering_.load(std::memory_order_acquire);
+      t_in_handler || waiters_deliver(mode_) || !delivering_.load(std::memory_order_acquire);
   uint64_t last_head = o.head_cache, since = now_ns();
   for (int i = 0;; ++i) {
     if (drain && drain_while_sending()) {
@@ -395,14 +389,15 @@ size_t ShmFabric::drain_to_backlog() {
   return work;
 }
 
-// Wakes the threads in wait() so that they re-evaluate their conditions.
+// Wakes the threads in wait() so that they re-evaluate their conditions (in
+// spin mode they look without being woken).
 void ShmFabric::announce() {
   event_.fetch_add(1, std::memory_order_seq_cst);
   if (event_waiters_.load(std::memory_order_seq_cst) > 0) futex_wake(&event_);
-  if (mode_ == HandlerMode::poll) ring_doorbell(rank_);
+  if (waiters_deliver(mode_)) ring_doorbell(rank_);
 }
 
-// Poll mode: deliver what has arrived if no other thread is doing it.
+// Poll and signal modes: deliver what has arrived if no other thread is doing it.
 // Returns whether any work was done; *busy tells that another thread held
 // dispatch_.  After releasing dispatch_ the rings are checked again: a waiter
 // that found the lock taken went to sleep counting on the holder to see its
@@ -429,7 +424,8 @@ bool ShmFabric::progress(bool *busy) {
 
 // A handler calling it would nest handlers: ignored there, as in interrupt mode.
 void ShmFabric::poll() {
-  if (mode_ != HandlerMode::poll || t_in_handler) return;
+  if (!waiters_deliver(mode_) || t_in_handler) return;
+  HoldOffMessageSignal serving;
   bool busy = false;
   progress(&busy);
 }
@@ -440,12 +436,18 @@ void ShmFabric::handler_loop() {
   sigfillset(&all);
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigdelset(&all, sig);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  int idle = 0;
   while (!stopping_.load(std::memory_order_seq_cst)) {
     dispatch_.lock();
     size_t n = dispatch_pass();
     dispatch_.unlock();
     if (n) {
       announce();
+      idle = 0;
+      continue;
+    }
+    if (mode_ == HandlerMode::spin) {
+      spin_pause(&idle);
       continue;
     }
     bool ready = false;
@@ -459,6 +461,21 @@ void ShmFabric::handler_loop() {
   }
 }
 
+// Spin mode: an empty poll pauses, and yields the CPU now and then so that
+// a thread of this node sharing the CPU still runs (spinning is there for
+// reference: it burns the core it runs on).
+void ShmFabric::spin_pause(int *idle) {
+  if (++*idle % kSpinYieldEvery == 0)
+    sched_yield();
+  else
+    cpu_relax();
+}
+
+// Spin mode: the handler thread announces nothing a waiter would sleep for.
+void ShmFabric::spin_wait(const std::function<bool()> &done) {
+  for (int idle = 0; !done();) spin_pause(&idle);
+}
+
 void ShmFabric::set_handler(MsgType type, Handler h) {
   if (type >= kMaxMsgTypes)
     fatal("fabric set_handler: message type %u is not below %u", (unsigned)type, (unsigned)kMaxMsgTypes);
@@ -469,13 +486,15 @@ void ShmFabric::set_handler(MsgType type, Handler h) {
 void ShmFabric::start() {
   if (delivering_.exchange(true)) return;
   stopping_.store(false);
-  if (mode_ == HandlerMode::interrupt) handler_thread_ = std::thread([this] {
+  if (handler_thread_delivers(mode_)) handler_thread_ = std::thread([this] {
     trace::name_thread("handler");
     handler_loop();
   });
+  if (mode_ == HandlerMode::signal) start_signal_delivery();
 }
 
 void ShmFabric::stop() {
+  if (mode_ == HandlerMode::signal) stop_signal_delivery();
   if (handler_thread_.joinable()) {
     if (std::this_thread::get_id() == handler_thread_.get_id())
       fatal("internal error: fabric stop() called from a message handler");
@@ -488,8 +507,13 @@ void ShmFabric::stop() {
 
 void ShmFabric::wait(const std::function<bool()> &done) {
   if (t_in_handler) fatal("internal error: fabric wait() called from a message handler");
+  HoldOffMessageSignal serving;
+  if (mode_ == HandlerMode::spin) {
+    spin_wait(done);
+    return;
+  }
   for (;;) {
-    const bool poll = mode_ == HandlerMode::poll && delivering_.load(std::memory_order_acquire);
+    const bool poll = waiters_deliver(mode_) && delivering_.load(std::memory_order_acquire);
     // Both words are read before done(): a change after that ends the sleep at once.
     uint32_t bell = self_->doorbell.peek();
     uint32_t ev = event_.load(std::memory_order_seq_cst);
@@ -504,7 +528,7 @@ void ShmFabric::wait(const std::function<bool()> &done) {
       again = poll ? !busy && has_pending() : event_.load(std::memory_order_relaxed) != ev;
     }
     if (again) continue;
-    if (mode_ == HandlerMode::poll) {
+    if (waiters_deliver(mode_)) {
       self_->doorbell.sleep(bell, [&] { return poll && has_pending() && progress(&busy); });
     } else {
       event_waiters_.fetch_add(1, std::memory_order_seq_cst);
@@ -517,7 +541,7 @@ void ShmFabric::wait(const std::function<bool()> &done) {
 void ShmFabric::notify() {
   event_.fetch_add(1, std::memory_order_seq_cst);
   if (event_waiters_.load(std::memory_order_seq_cst) > 0) futex_wake(&event_);
-  if (mode_ == HandlerMode::poll) ring_doorbell(rank_);
+  if (waiters_deliver(mode_)) ring_doorbell(rank_);
 }
 
 bool ShmFabric::in_handler() const { return t_in_handler; }
@@ -531,6 +555,7 @@ bool ShmFabric::in_handler() const { return t_in_handler; }
 // it polls.  So the last node to arrive rings every doorbell, and a polling
 // waiter sleeps on its own doorbell, delivering what arrives.
 void ShmFabric::barrier() {
+  HoldOffMessageSignal serving;
   NodeCtl *z = ctl_[0];
   uint32_t gen = z->barrier_gen.load(std::memory_order_seq_cst);
   if (z->barrier_count.fetch_add(1, std::memory_order_seq_cst) + 1 == (uint32_t)nodes_) {
@@ -538,12 +563,12 @@ void ShmFabric::barrier() {
     z->barrier_count.store(0, std::memory_order_seq_cst);
     z->barrier_gen.fetch_add(1, std::memory_order_seq_cst);
     futex_wake(&z->barrier_gen);
-    if (mode_ == HandlerMode::poll)
+    if (waiters_deliver(mode_))
       for (int n = 0; n < nodes_; ++n) ring_doorbell(n);
     return;
   }
   auto released = [&] { return z->barrier_gen.load(std::memory_order_acquire) != gen; };
-  if (mode_ == HandlerMode::poll && !t_in_handler && delivering_.load(std::memory_order_acquire)) {
+  if (waiters_deliver(mode_) && !t_in_handler && delivering_.load(std::memory_order_acquire)) {
     wait(released);
     return;
   }

@@ -69,14 +69,14 @@ class ShmFabric final : public Fabric {
   void poll() override;
   bool in_handler() const override;
   // While the handler thread runs, send/wait only touch rings, futexes and
-  // atomics.  In poll mode wait() runs handlers, and without a handler thread
-  // a sender facing a full ring moves messages to the heap: neither is
-  // signal-safe.
+  // atomics.  In poll and signal modes wait() runs handlers, and without a
+  // handler thread a sender facing a full ring moves messages to the heap:
+  // neither is signal-safe.
   bool peer_segment(NodeId node, SegmentId seg, Segment *out) override;
   // One-sided operations are loads, stores and atomics on shared mappings.
   bool one_sided_signal_safe() const override { return true; }
   bool signal_safe() const override {
-    return mode_ == HandlerMode::interrupt && delivering_.load(std::memory_order_acquire);
+    return handler_thread_delivers(mode_) && delivering_.load(std::memory_order_acquire);
   }
 
   void barrier() override;
@@ -133,6 +133,15 @@ class ShmFabric final : public Fabric {
   bool progress(bool *busy);
   void announce();
   void handler_loop();
+  void spin_pause(int *idle);
+  void spin_wait(const std::function<bool()> &done);
+
+  // Signal mode (shm_signal.cpp).
+  void signal_arrival(NodeId dst);
+  void start_signal_delivery();
+  void stop_signal_delivery();
+  static void serve_signal(void *self);
+  static bool rearm_signal(void *self);
 
   int rank_;
   int nodes_;

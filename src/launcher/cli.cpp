@@ -44,7 +44,7 @@ const FlagSpec kFlags[] = {
     {Flag::nodes, "nodes", 'n', "N", "number of nodes (processes), 1..1024; required"},
     {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm)"},
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
-    {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt or poll"},
+    {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt, poll, signal or spin"},
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
     {Flag::minipages, "minipages", 0, "MODE",
      "--protocol sc: off (page granularity, default), on (every allocation smaller than a page gets a minipage: "
@@ -304,11 +304,12 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   }
 
   if (auto v = handler.value(&source, "handler")) {
-    if (*v != "interrupt" && *v != "poll")
-      throw UsageError("unknown handler mode " + quoted(*v) + " (" + source + "); use interrupt or poll");
+    HandlerMode mode;
+    if (!parse_handler_mode(v->c_str(), &mode))
+      throw UsageError("unknown handler mode " + quoted(*v) + " (" + source + "); use " + kHandlerModeChoices);
     cfg.handler = *v;
   } else {
-    cfg.handler = defaults.handler == HandlerMode::poll ? "poll" : "interrupt";
+    cfg.handler = handler_mode_name(defaults.handler);
   }
 
   // RDSM_PROTECT is the variable's earlier name.  Unset, the nodes choose
@@ -344,6 +345,10 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   }
   check_emu(cfg, fabric, emu, emu_preset, emu_base);
   check_hosts(cfg);
+  if (cfg.fabric == "mpi" && cfg.handler == "signal")
+    throw UsageError("--handler signal is not available with --fabric mpi: a message from another host cannot signal "
+                     "the receiving process, and MPI may not be called from a signal handler; use --handler "
+                     "interrupt, poll or spin, or --fabric shm");
   // The shm fabric's nodes (under emu too) hold every node's memory file;
   // mpirun starts the mpi fabric's, each with its own.
   if (cfg.fabric != "mpi") check_limits(cfg.nodes);

@@ -10,6 +10,7 @@
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/futex.hpp"
+#include "common/message_signal.hpp"
 #include "stats/stats.hpp"
 #include "stats/trace.hpp"
 
@@ -185,6 +186,9 @@ void install_fault_dispatch(SharedRegion &region, FaultService service, FaultFas
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
+  // Fault handling is inside the runtime: the message signal of signal mode
+  // must not serve messages on top of it (common/message_signal.hpp).
+  add_message_signal(&sa.sa_mask);
   // Both signals, whichever backend runs: the other one's faults are passed on.
   if (sigaction(SIGSEGV, &sa, &d->previous_segv) != 0 || sigaction(SIGBUS, &sa, &d->previous_bus) != 0)
     fatal("cannot install the fault signal handlers: %s", strerror(errno));

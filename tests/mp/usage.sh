@@ -44,7 +44,7 @@ usage_error "-n '1025' is not a number of nodes" run -n 1025 "${PROBE[@]}"
 usage_error "-n 'four' is not a number of nodes" run -n four "${PROBE[@]}"
 usage_error "missing -n N" run "${PROBE[@]}"
 usage_error "-n needs a value" run -n
-usage_error "unknown handler mode 'sometimes'.*interrupt or poll" run -n 2 --handler sometimes "${PROBE[@]}"
+usage_error "unknown handler mode 'sometimes'.*interrupt, poll, signal or spin" run -n 2 --handler sometimes "${PROBE[@]}"
 usage_error "unknown placement 'random'" run -n 2 --placement random "${PROBE[@]}"
 usage_error "unknown fabric 'carrier-pigeon'" run -n 2 --fabric carrier-pigeon "${PROBE[@]}"
 usage_error "region size 'lots'.*is not a size" run -n 2 --region-size lots "${PROBE[@]}"

@@ -299,13 +299,15 @@ TEST(ShmFabricErrors, MisuseIsFatalWithMessage) {
   }
 }
 
-// ---- messages, in both delivery modes ----------------------------------------
+// ---- messages, in every delivery mode ----------------------------------------
 
 class ShmFabricMessages : public ::testing::TestWithParam<HandlerMode> {};
 
-INSTANTIATE_TEST_SUITE_P(Modes, ShmFabricMessages, ::testing::Values(HandlerMode::interrupt, HandlerMode::poll),
+INSTANTIATE_TEST_SUITE_P(Modes, ShmFabricMessages,
+                         ::testing::Values(HandlerMode::interrupt, HandlerMode::poll, HandlerMode::signal,
+                                           HandlerMode::spin),
                          [](const ::testing::TestParamInfo<HandlerMode> &i) {
-                           return std::string(i.param == HandlerMode::interrupt ? "interrupt" : "poll");
+                           return std::string(rdsm::handler_mode_name(i.param));
                          });
 
 TEST_P(ShmFabricMessages, PingPong) {
@@ -589,11 +591,11 @@ TEST_P(ShmFabricMessages, PollDeliversWithoutWaiting) {
 
 // signal_safe() holds only while a handler thread delivers.
 TEST(ShmFabricModes, SignalSafeOnlyWithHandlerThread) {
-  for (HandlerMode mode : {HandlerMode::interrupt, HandlerMode::poll}) {
+  for (HandlerMode mode : {HandlerMode::interrupt, HandlerMode::poll, HandlerMode::signal, HandlerMode::spin}) {
     expect_all_ok(run_nodes(1, mode, [mode](ShmFabric &f) {
       NODE_CHECK(!f.signal_safe() && f.one_sided_signal_safe());
       f.start();
-      NODE_CHECK(f.signal_safe() == (mode == HandlerMode::interrupt));
+      NODE_CHECK(f.signal_safe() == rdsm::handler_thread_delivers(mode));
       NODE_CHECK(f.handler_mode() == mode && !strcmp(f.name(), "shm") && f.nodes() == 1 && f.rank() == 0);
       f.poll();
       f.stop();
@@ -617,6 +619,56 @@ TEST_P(ShmFabricMessages, NotifyWakesWaiter) {
     // Barrier and notify still work after stop.
     f.barrier();
     f.notify();
+  }));
+}
+
+// Signal mode: a node that computes, never calling the fabric, still answers,
+// from the message signal's handler, and the handlers' allocations and locks
+// do not meet the computation's: it allocates and frees in a loop (so the
+// signal often lands inside malloc, where the handler must defer) while two
+// peers send it requests whose handler allocates, and its heap stays sound.
+TEST(ShmFabricModes, SignalServesNodeComputingWithMalloc) {
+  constexpr int kRequests = 1000;
+  expect_all_ok(run_nodes(3, HandlerMode::signal, [](ShmFabric &f) {
+    std::atomic<int> answered{0}, finished{0};
+    f.set_handler(1, [&](const Message &m) {  // request: answered with a copy from the heap
+      std::vector<uint8_t> copy(static_cast<const uint8_t *>(m.data), static_cast<const uint8_t *>(m.data) + m.len);
+      copy.resize(copy.size() + 64, 0x5a);
+      f.send(m.src, 2, copy.data(), copy.size());
+    });
+    f.set_handler(2, [&](const Message &m) {
+      NODE_CHECK(m.len == 8 + 64 && static_cast<const uint8_t *>(m.data)[8] == 0x5a);
+      answered.fetch_add(1);
+    });
+    f.set_handler(3, [&](const Message &) { finished.fetch_add(1); });
+    f.start();
+    f.barrier();
+    if (f.rank() == 0) {
+      // The program's own loop, with the heap busy: never a call into the fabric.
+      std::vector<char *> live(64, nullptr);
+      uint64_t x = 88172645463325252ull, rounds = 0;
+      while (finished.load(std::memory_order_acquire) < 2) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t slot = x % live.size(), bytes = 16 + (x >> 20) % 4000;
+        if (live[slot]) {
+          NODE_CHECK(live[slot][0] == (char)slot);
+          free(live[slot]);
+        }
+        live[slot] = static_cast<char *>(malloc(bytes));
+        memset(live[slot], (int)slot, bytes);
+        ++rounds;
+      }
+      for (char *p : live) free(p);
+      NODE_CHECK(rounds > 0);
+    } else {
+      for (uint64_t i = 0; i < (uint64_t)kRequests; ++i) {
+        f.send(0, 1, &i, 8);
+        f.wait([&] { return answered.load() == (int)i + 1; });
+      }
+      f.send(0, 3, nullptr, 0);
+    }
+    f.barrier();
+    f.stop();
   }));
 }
 
