@@ -3,13 +3,8 @@
 // while each has a protection of its own.
 #include <gtest/gtest.h>
 
-#include <csetjmp>
-#include <csignal>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "memory/minipage_views.hpp"
-#include "memory/region.hpp"
+#include "test_region.hpp"
 
 using namespace rdsm;
 
@@ -51,60 +46,23 @@ TEST(MinipageViews, OffUnlessAsked) {
   EXPECT_EQ(minipage_layout(opt, 400).area_pages, 100u);
 }
 
-sigjmp_buf g_jump;
-void on_fault(int) { siglongjmp(g_jump, 1); }
-
-// Whether the access completes without the backend's fault signal.
-bool try_access(volatile uint8_t *p, bool write, int sig) {
-  struct sigaction sa {}, old {};
-  sa.sa_handler = on_fault;
-  sigaction(sig, &sa, &old);
-  bool ok = true;
-  if (sigsetjmp(g_jump, 1) == 0) {
-    if (write)
-      *p = *p;
-    else
-      (void)*p;
-  } else {
-    ok = false;
-  }
-  sigaction(sig, &old, nullptr);
-  return ok;
+// A region of 64 data pages, the last 16 of them an area seen through 4 views.
+ViewLayout four_views() {
+  ViewLayout l;
+  l.phys_pages = 64;
+  l.area_pages = 16;
+  l.views = 4;
+  return l;
 }
 
-// A region of 64 data pages, the last 16 of them an area seen through 4 views.
-struct ViewRegion {
-  fabric::Segment seg;
-  Options opt;
-  ViewLayout layout;
-  std::unique_ptr<SharedRegion> region;
-  ViewRegion(const char *memory, uintptr_t base) {
-    seg.bytes = 64 * kPageBytes;
-    seg.fd = memfd_create("rdsm-test", 0);
-    EXPECT_EQ(ftruncate(seg.fd, (off_t)seg.bytes), 0);
-    seg.base = static_cast<uint8_t *>(mmap(nullptr, seg.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, seg.fd, 0));
-    opt.region_bytes = seg.bytes;
-    opt.region_base = base;
-    opt.memory = memory;
-    layout.phys_pages = 64;
-    layout.area_pages = 16;
-    layout.views = 4;
-    region = std::make_unique<SharedRegion>(opt, seg, false, layout);
-  }
-  ~ViewRegion() {
-    region.reset();
-    munmap(seg.base, seg.bytes);
-    close(seg.fd);
-  }
-};
-
 void views_share_bytes_not_protections(const char *memory, uintptr_t base) {
-  ViewRegion v(memory, base);
+  const ViewLayout layout = four_views();
+  TestRegion v(64, memory, base, false, layout);
   SharedRegion &r = *v.region;
   const int sig = r.fault_signal();
   ASSERT_EQ(r.pages(), 64u + 4 * 16);
   ASSERT_EQ(r.heap_bytes(), 48 * kPageBytes);
-  const size_t phys = 50, a = v.layout.vpage(1, phys), b = v.layout.vpage(3, phys);
+  const size_t phys = 50, a = layout.vpage(1, phys), b = layout.vpage(3, phys);
   ASSERT_TRUE(r.contains(r.app_page(b) + kPageBytes - 1));
   EXPECT_EQ(r.page_of(r.app_page(b) + 100), b);
   // View 1 writable, view 3 inaccessible: the same bytes, two protections.
@@ -118,7 +76,7 @@ void views_share_bytes_not_protections(const char *memory, uintptr_t base) {
   EXPECT_FALSE(try_access(r.app_page(b) + 8, true, sig));
   EXPECT_TRUE(try_access(r.app_page(a) + 8, true, sig));
   // A range across the end of one view and the start of the next.
-  const size_t last_of_view0 = v.layout.vpage(0, 63);
+  const size_t last_of_view0 = layout.vpage(0, 63);
   r.protect(last_of_view0, 2, Prot::read_write);
   EXPECT_TRUE(try_access(r.app_page(last_of_view0), true, sig));
   EXPECT_TRUE(try_access(r.app_page(last_of_view0 + 1), true, sig));

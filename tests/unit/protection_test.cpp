@@ -20,21 +20,7 @@ struct MprotectRegion : TestRegion {
   explicit MprotectRegion(size_t pages) : TestRegion(pages, "mprotect", 0x310000000000ull) {}
 };
 
-sigjmp_buf g_jump;
-void on_fault(int) { siglongjmp(g_jump, 1); }
-
-bool readable(const volatile uint8_t *p) {
-  struct sigaction sa {}, old {};
-  sa.sa_handler = on_fault;
-  sigaction(SIGSEGV, &sa, &old);
-  bool ok = true;
-  if (sigsetjmp(g_jump, 1) == 0)
-    (void)*p;
-  else
-    ok = false;
-  sigaction(SIGSEGV, &old, nullptr);
-  return ok;
-}
+bool readable(const volatile uint8_t *p) { return try_access(const_cast<volatile uint8_t *>(p), false, SIGSEGV); }
 }  // namespace
 
 TEST(ProtectionBatch, CoalescesAdjacentPagesWithEqualProtection) {

@@ -3,6 +3,8 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <csetjmp>
+#include <csignal>
 #include <memory>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,7 +17,7 @@ struct TestRegion {
   fabric::Segment seg;
   Options opt;
   std::unique_ptr<SharedRegion> region;
-  TestRegion(size_t pages, const char *memory, uintptr_t base, bool scan = false) {
+  TestRegion(size_t pages, const char *memory, uintptr_t base, bool scan = false, const ViewLayout &views = {}) {
     seg.bytes = pages * kPageBytes;
     seg.fd = memfd_create("rdsm-test", 0);
     EXPECT_EQ(ftruncate(seg.fd, (off_t)seg.bytes), 0);
@@ -23,7 +25,7 @@ struct TestRegion {
     opt.region_bytes = seg.bytes;
     opt.region_base = base;
     opt.memory = memory;
-    region = std::make_unique<SharedRegion>(opt, seg, scan);
+    region = std::make_unique<SharedRegion>(opt, seg, scan, views);
   }
   ~TestRegion() {
     region.reset();
@@ -31,5 +33,29 @@ struct TestRegion {
     close(seg.fd);
   }
 };
+
+namespace test_access {
+inline sigjmp_buf jump;
+inline void on_fault(int) { siglongjmp(jump, 1); }
+}  // namespace test_access
+
+// Whether the access completes without the fault signal `sig` (the
+// backend's: SIGSEGV under mprotect, SIGBUS under uffd).
+inline bool try_access(volatile uint8_t *p, bool write, int sig) {
+  struct sigaction sa {}, old {};
+  sa.sa_handler = test_access::on_fault;
+  sigaction(sig, &sa, &old);
+  bool ok = true;
+  if (sigsetjmp(test_access::jump, 1) == 0) {
+    if (write)
+      *p = *p;
+    else
+      (void)*p;
+  } else {
+    ok = false;
+  }
+  sigaction(sig, &old, nullptr);
+  return ok;
+}
 
 }  // namespace rdsm

@@ -24,26 +24,8 @@ struct UffdRegion : TestRegion {
   explicit UffdRegion(size_t pages, bool scan = false) : TestRegion(pages, "uffd", 0x320000000000ull, scan) {}
 };
 
-sigjmp_buf g_jump;
-void on_bus(int) { siglongjmp(g_jump, 1); }
-
 // Whether the access completes without SIGBUS.
-bool try_access(volatile uint8_t *p, bool write) {
-  struct sigaction sa {}, old {};
-  sa.sa_handler = on_bus;
-  sigaction(SIGBUS, &sa, &old);
-  bool ok = true;
-  if (sigsetjmp(g_jump, 1) == 0) {
-    if (write)
-      *p = *p;
-    else
-      (void)*p;
-  } else {
-    ok = false;
-  }
-  sigaction(SIGBUS, &old, nullptr);
-  return ok;
-}
+bool try_access(volatile uint8_t *p, bool write) { return rdsm::try_access(p, write, SIGBUS); }
 
 // Mappings of the process that overlap [p, p + bytes).
 int vmas_over(const void *p, size_t bytes) {
