@@ -5,11 +5,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <unistd.h>
 
 namespace rdsm {
 
 namespace {
+enum class FaultAction { die, stop, delay };
+constexpr long kDelayMs = 300;  // how long "delay" holds the node
+
 const char *const kPoints[] = {"fetch",     "fetch_serve", "diff_version",   "diff_apply", "whole_page",
                                "lock_held", "barrier",     "home_claim", "home_migration", "refresh"};
 
@@ -30,7 +34,7 @@ struct Armed {
   long count = 1;
   std::atomic<long> seen{0};
   int rank = -1;
-  bool stop = false;  // SIGSTOP instead of SIGKILL
+  FaultAction action = FaultAction::die;
 };
 Armed &armed() {
   static Armed a;
@@ -44,7 +48,8 @@ bool known_point(const std::string &p) {
 }
 
 // "POINT:NODE[:N[:ACTION]]" -> parts; false when malformed.
-bool split(const std::string &spec, std::string &point, long &node, long &count, bool &stop, std::string &error) {
+bool split(const std::string &spec, std::string &point, long &node, long &count, FaultAction &act,
+           std::string &error) {
   size_t a = spec.find(':');
   if (a == std::string::npos) {
     error = "expected POINT:NODE[:N[:ACTION]]";
@@ -63,11 +68,16 @@ bool split(const std::string &spec, std::string &point, long &node, long &count,
     action = count_text.substr(c + 1);
     count_text = count_text.substr(0, c);
   }
-  if (action != "die" && action != "stop") {
-    error = "ACTION '" + action + "' is not an action; use die or stop";
+  if (action == "die") {
+    act = FaultAction::die;
+  } else if (action == "stop") {
+    act = FaultAction::stop;
+  } else if (action == "delay") {
+    act = FaultAction::delay;
+  } else {
+    error = "ACTION '" + action + "' is not an action; use die, stop or delay";
     return false;
   }
-  stop = action == "stop";
   char *end = nullptr;
   node = strtol(node_text.c_str(), &end, 10);
   if (node_text.empty() || *end || node < 0) {
@@ -95,8 +105,8 @@ const char *fault_point_names() {
 bool parse_fault_spec(const std::string &spec, std::string &error) {
   std::string point;
   long node, count;
-  bool stop;
-  return split(spec, point, node, count, stop, error);
+  FaultAction act;
+  return split(spec, point, node, count, act, error);
 }
 
 void arm_fault_injection(const std::string &spec, int rank) {
@@ -106,12 +116,12 @@ void arm_fault_injection(const std::string &spec, int rank) {
   if (spec.empty()) return;
   std::string point, error;
   long node, count;
-  bool stop;
-  if (!split(spec, point, node, count, stop, error) || node != rank) return;
+  FaultAction act;
+  if (!split(spec, point, node, count, act, error) || node != rank) return;
   a.point = point;
   a.count = count;
   a.rank = rank;
-  a.stop = stop;
+  a.action = act;
 }
 
 void fault_point(const char *point) {
@@ -124,16 +134,25 @@ void fault_point(const char *point) {
   put(line, n, sizeof line, (long)a.rank);
   put(line, n, sizeof line, "]: fault injection: node ");
   put(line, n, sizeof line, (long)a.rank);
-  put(line, n, sizeof line, a.stop ? " stops at " : " dies at ");
+  put(line, n, sizeof line,
+      a.action == FaultAction::stop ? " stops at " : a.action == FaultAction::delay ? " pauses at " : " dies at ");
   put(line, n, sizeof line, point);
   put(line, n, sizeof line, " (visit ");
   put(line, n, sizeof line, a.count);
   put(line, n, sizeof line, ")\n");
   (void)!write(STDERR_FILENO, line, n);
+  if (a.action == FaultAction::delay) {
+    // The node is slow here, as a descheduled one would be; the others go on.
+    timespec t{0, kDelayMs * 1000000L};
+    while (nanosleep(&t, &t) != 0) {
+    }
+    return;
+  }
+  const bool stop = a.action == FaultAction::stop;
   // SIGSTOP freezes every thread at once, the heartbeat's too: from outside
   // the node is hung, and only the launcher's hang detection can end it.
-  kill(getpid(), a.stop ? SIGSTOP : SIGKILL);
-  if (a.stop) return;  // continued (SIGCONT): carry on as if nothing happened
+  kill(getpid(), stop ? SIGSTOP : SIGKILL);
+  if (stop) return;  // continued (SIGCONT): carry on as if nothing happened
   pause();
 }
 

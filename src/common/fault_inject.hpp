@@ -1,10 +1,13 @@
 // Fault injection for tests: RDSM_FAULT=POINT:NODE[:N[:ACTION]] makes node
-// NODE die (ACTION "die", the default: SIGKILL) or stop (ACTION "stop":
-// SIGSTOP, the whole process frozen, as a hung node would be) the N-th time
-// (default the first) it reaches the named point, after one line on stderr
-// naming the point, so that tests can check that a failure in the middle of
-// a protocol step ends the whole job cleanly: a death at once, a stop once
-// the launcher's hang timeout finds the node's heartbeat stopped.
+// NODE die (ACTION "die", the default: SIGKILL), stop (ACTION "stop":
+// SIGSTOP, the whole process frozen, as a hung node would be) or pause for
+// 300 ms and go on (ACTION "delay": the calling thread sleeps, as a node
+// descheduled on a busy machine would) the N-th time (default the first) it
+// reaches the named point, after one line on stderr naming the point, so
+// that tests can check that a failure in the middle of a protocol step ends
+// the whole job cleanly (a death at once, a stop once the launcher's hang
+// timeout finds the node's heartbeat stopped), and that a node late at a
+// step cannot make the others read stale data (a delay).
 //
 // Points (each is one or two calls of fault_point in the runtime; a point
 // that may be reached in the fault signal handler dies there too):

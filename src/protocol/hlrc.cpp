@@ -114,6 +114,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     epoch_writer_.reset(pages_);
     moves_.reset(pages_);
     withheld_.reset(pages_);
+    diffed_early_.reset(pages_);
   }
   if (cfg_.prefetch == PrefetchAxis::adaptive) {
     pf_window_.reset(pages_);
@@ -582,6 +583,8 @@ void Hlrc::apply_notices(const NoticeSet &s) {
     std::vector<uint32_t> changed;
     propagate_diffs(own_writes, open_interval(), false, &changed);
     for (uint32_t p : changed) note_written(p);
+    if (!diffed_early_.empty())
+      for (uint32_t p : own_writes) diffed_early_[p] = open_interval();
   }
   refresh_copies(refresh);
 }

@@ -188,11 +188,16 @@ class Hlrc final : public Protocol {
   // At a home, after the moves: waits until the withheld diffs of pages
   // that stayed here have landed, so that this node reads none stale.
   void await_withheld_diffs(const VClock &since, const VClock &target);
-  bool withhold_at_release_ = false;
-  uint32_t dbg_holder_rank_ = 0, dbg_holder_iv_ = 0; int dbg_lock_ = -1;  // the release in progress is such a barrier's
+  bool withhold_at_release_ = false;  // the release in progress is such a barrier's
   PageArray<uint8_t> withheld_;       // the page's diff is withheld
   std::vector<uint32_t> withheld_list_;
   uint32_t withheld_interval_ = 0;    // the interval whose diffs they are
+  // The open interval whose writes to the page went home early, at an
+  // acquire that dropped the copy (apply_notices): that diff raised the
+  // page's version of this node at the home to the interval's id before
+  // the interval closed, so a diff of the same interval withheld later
+  // would look arrived to every reader waiting for it.  Never withheld.
+  PageArray<uint32_t> diffed_early_;
   // Intervals with withheld pages arrive (pushed at the release) before
   // the barrier that closed them is passed here; their pages may not have
   // reached their homes yet, and nobody this node can be ordered after

@@ -84,6 +84,9 @@
 //     from the old home waits for the diff; the old home itself, which
 //     reads its pages without versions, waits for them before it leaves
 //     the barrier (await_withheld_diffs).
+//   - A page whose writes of the same interval already went home (an
+//     acquire outside a barrier dropped the copy, apply_notices) is never
+//     withheld: that diff raised the version readers would wait for.
 //   - Nobody may count on a withheld interval before passing its barrier:
 //     a node learns it only once a barrier's clock covers it (hlrc.hpp,
 //     learn_at_barrier_), so no lock released in the epoch carries it in
@@ -295,7 +298,8 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   size_t sent = 0;
   for (uint32_t p : dirty) {
     const int16_t last = last_writer_[p];
-    if (moves_to_writer(last, (int16_t)self_, last == self_ || whole_group_mine(p), moves_[p])) {
+    if (diffed_early_[p] != id &&
+        moves_to_writer(last, (int16_t)self_, last == self_ || whole_group_mine(p), moves_[p])) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {

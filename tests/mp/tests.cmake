@@ -139,6 +139,19 @@ add_test(NAME mp.shared_kept_page
 set_tests_properties(mp.shared_kept_page PROPERTIES LABELS "mp;races" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS"
                      FAIL_REGULAR_EXPRESSION "FAIL")
 
+# A diff withheld for a home move, of an interval whose earlier writes an
+# acquire already sent home (withheld_version.c): node 1 is held for 300 ms
+# in the third barrier, before it learns the others' notices, while the
+# others read the page; they must wait for its diff.  Both handler modes
+# (the stress found it under poll, on a loaded machine).
+foreach(handler interrupt poll)
+  add_test(NAME mp.withheld_version.${handler}
+           COMMAND $<TARGET_FILE:rdsm> run -n 3 --protocol rdsm --handler ${handler} --timeout 60 --quiet
+                   $<TARGET_FILE:mp_withheld_version>)
+  set_tests_properties(mp.withheld_version.${handler} PROPERTIES LABELS mp TIMEOUT 90 PASS_REGULAR_EXPRESSION "PASS"
+                       FAIL_REGULAR_EXPRESSION "FAIL" ENVIRONMENT "RDSM_FAULT=barrier:1:3:delay")
+endforeach()
+
 # A node in rdsm_finalize still answers its peers (finalize_answers.c): a
 # kept page written elsewhere in the last interval goes home after the
 # protocol's last barrier, and in poll mode the home answers only while it

@@ -101,7 +101,7 @@ TEST(Options, BadValuesNameTheVariable) {
 
 TEST(FaultSpec, AcceptsPointNodeCountAndAction) {
   std::string error;
-  for (const char *good : {"fetch:0", "barrier:1:3", "lock_held:2:1:die", "refresh:0:5:stop"})
+  for (const char *good : {"fetch:0", "barrier:1:3", "lock_held:2:1:die", "refresh:0:5:stop", "barrier:3:7:delay"})
     EXPECT_TRUE(parse_fault_spec(good, error)) << good << ": " << error;
 }
 
@@ -114,5 +114,5 @@ TEST(FaultSpec, NamesWhatIsWrong) {
   EXPECT_FALSE(parse_fault_spec("fetch:0:0", error));
   EXPECT_NE(error.find("count of 1 or more"), std::string::npos) << error;
   EXPECT_FALSE(parse_fault_spec("fetch:0:1:freeze", error));
-  EXPECT_NE(error.find("use die or stop"), std::string::npos) << error;
+  EXPECT_NE(error.find("use die, stop or delay"), std::string::npos) << error;
 }
