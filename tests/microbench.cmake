@@ -8,10 +8,13 @@
 # mp.uffd_delivery: micro_uffd_delivery (the kernel's fault delivery both ways)
 # runs and reads every page back right.
 #
+# mp.report_microbench: `rdsm report` on mp.microbench_quick's JSON prints
+# its tables again, the ping-pong table among them.
+#
 # mp.microbench_memory: --memory mprotect,uffd (preset rdsm only, to stay
 # short) must print, under every figure, a row per backend and a
 # uffd/mprotect row, and record both backends (asked for and run) in its
-# JSON.  Where uffd cannot run, the driver must say why, skip uffd's other
+# JSON; tools/rdsm_report.py on that JSON must print the same text.  Where uffd cannot run, the driver must say why, skip uffd's other
 # runs and still print mprotect's figures; that path is also checked on
 # every machine with uffd disabled through RDSM_UFFD_UNAVAILABLE.
 #
@@ -26,10 +29,19 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
     # rdsm there and the programs in its apps/.
     add_test(NAME mp.microbench_quick
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/microbench.py --quick
-                     --build $<TARGET_FILE_DIR:rdsm>)
+                     --build $<TARGET_FILE_DIR:rdsm> --json ${CMAKE_CURRENT_BINARY_DIR}/microbench_quick.json)
     # Serial: it starts about fifty jobs of up to four nodes each against a
     # hard time limit, which must not depend on what else runs at the time.
-    set_tests_properties(mp.microbench_quick PROPERTIES LABELS mp TIMEOUT 60 RUN_SERIAL TRUE)
+    set_tests_properties(mp.microbench_quick PROPERTIES LABELS mp TIMEOUT 60 RUN_SERIAL TRUE
+                         FIXTURES_SETUP microbench_quick_result)
+    # `rdsm report` on that result prints its tables again, the ping-pong
+    # table of handler modes among them.
+    add_test(NAME mp.report_microbench
+             COMMAND $<TARGET_FILE:rdsm> report ${CMAKE_CURRENT_BINARY_DIR}/microbench_quick.json)
+    set_tests_properties(mp.report_microbench PROPERTIES LABELS mp TIMEOUT 30
+                         FIXTURES_REQUIRED microbench_quick_result
+                         PASS_REGULAR_EXPRESSION "message round trip by handler mode"
+                         FAIL_REGULAR_EXPRESSION "Traceback|rdsm_report:")
     add_test(NAME mp.microbench_memory
              COMMAND ${CMAKE_COMMAND}
                      -DPYTHON=${Python3_EXECUTABLE}
@@ -100,6 +112,13 @@ else()
   if(NOT _ran MATCHES "\"mprotect\".*\"uffd\"" OR NOT _ratio STREQUAL "NUMBER" OR NOT _m STREQUAL "uffd")
     message(FATAL_ERROR "mp.microbench_memory: the JSON should record both backends as run (memory_ran: ${_ran}), "
                         "each figure's median per backend (${_m}) and its ratio (${_ratio})")
+  endif()
+  # The report of the saved result prints what the driver printed.
+  execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${OUT}/both.json
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _report ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0 OR NOT _report STREQUAL _out)
+    message(FATAL_ERROR "mp.microbench_memory: rdsm_report.py on the driver's JSON (exit status ${_rc}) should print "
+                        "the driver's tables again:\n${_report}\n${_err}")
   endif()
 endif()
 

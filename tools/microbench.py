@@ -44,10 +44,10 @@ import sys
 import tempfile
 import time
 
+from microbench_report import MEMORY_BACKENDS, PINGPONG_CASES, PINGPONG_LAYOUTS, PINGPONG_MODES, Column, print_result
 from rdsm_build_query import find_program, launcher_protocols
 
 KNOWN_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
-MEMORY_BACKENDS = ["mprotect", "uffd"]
 LAUNCH_TIMEOUT = 120  # seconds, passed to rdsm run --timeout
 # What a node prints when the backend asked for cannot work on this machine.
 BACKEND_UNAVAILABLE_RE = re.compile(r"the (\w+) memory backend cannot run here: ([^\n]*)")
@@ -200,15 +200,6 @@ def tail(text, lines=8):
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-class Column:
-    """What a figure is measured under: a preset and a memory backend (None: the nodes' default)."""
-
-    def __init__(self, preset, memory):
-        self.preset = preset
-        self.memory = memory
-        self.key = preset if memory is None else "%s/%s" % (preset, memory)
-
-
 def memory_ran(stats_path):
     """The memory backend the launcher's --stats file names, or None."""
     try:
@@ -271,49 +262,6 @@ def run_program(rdsm, prog_path, run, column, quick, tmpdir):
 
 
 # ---- output ----------------------------------------------------------------
-
-def fmt(v):
-    if v is None:
-        return "-"
-    a = abs(v)
-    if a < 1:
-        return "%.3f" % v
-    if a < 10:
-        return "%.2f" % v
-    if a < 1000:
-        return "%.1f" % v
-    return "%.0f" % v
-
-
-RATIO_ROW = "uffd/mprotect"
-
-
-def print_table(figs, presets, memories, cells, out):
-    """A column per preset; with several backends a row per backend under each figure (and the
-    uffd/mprotect ratio when both ran).  cells[(figure key, column key)] = text."""
-    rows = [m for m in MEMORY_BACKENDS if m in memories] if None not in memories else list(memories)
-    if all(m in memories for m in ("uffd", "mprotect")):
-        rows.append(RATIO_ROW)
-    mem_w = max(len(str(m)) for m in rows) + 2 if len(rows) > 1 else 0
-    label_w = max(len("%s [%s]" % (f.label, f.unit)) for f in figs) + (4 if mem_w else 2)
-    col_w = max(9, max(len(p) for p in presets) + 2)
-    header = "%-*s" % (label_w, "") + ("%-*s" % (mem_w, "memory") if mem_w else "") + \
-        "".join("%*s" % (col_w, p) for p in presets)
-    out.write(header + "\n")
-    out.write("-" * len(header) + "\n")
-    group = None
-    for f in figs:
-        if f.group != group:
-            group = f.group
-            out.write("%s\n" % group)
-        for i, m in enumerate(rows):
-            label = "  %s [%s]" % (f.label, f.unit) if i == 0 else ""
-            line = "%-*s" % (label_w, label)
-            if mem_w:
-                line += "%-*s" % (mem_w, m)
-            line += "".join("%*s" % (col_w, cells[(f.key, Column(p, m).key)]) for p in presets)
-            out.write(line.rstrip() + "\n")
-
 
 def columns_of(columns, preset, memories):
     """The columns of one preset, in the order of `memories`."""
@@ -400,33 +348,6 @@ def emu_charges(rdsm, build, quick):
     return out
 
 
-def print_emu_charges(cases, out):
-    out.write("\nemu fabric, charged vs asked (micro_emu, 2 nodes on one CPU, handler interrupt; each parameter alone;\n"
-              "charged = median over paired batches of emu minus base, per operation; tolerance 5% or 1 us):\n")
-    out.write("  %-18s %-11s %7s %11s %11s %9s\n" % ("parameter", "operation", "bytes", "asked us", "charged us",
-                                                   "error"))
-    for case in cases:
-        if case["error"]:
-            out.write("  %-18s FAIL: %s\n" % (case["setting"], case["error"].splitlines()[0]))
-        for r in case["rows"]:
-            out.write("  %-18s %-11s %7d %11.3f %11.3f %9s%s\n" %
-                      (case["setting"], r["operation"], r["bytes"], r["asked_us"], r["charged_us"], r["error"],
-                       "" if r["within_tolerance"] else "  out of tolerance"))
-
-
-# A message's round trip per handler mode (micro_pingpong, 2 nodes), as the
-# Multiview papers' ping-pong table: the receive contexts in their order
-# (polling, task queue, process) and selective polling beside them.
-PINGPONG_MODES = [("spin", "polling"), ("interrupt", "task queue"), ("signal", "process"),
-                  ("poll", "selective polling")]
-PINGPONG_CASES = [("computing", "receiver computing"), ("waiting", "receiver waiting in rdsm")]
-# Both nodes on the machine's CPUs as the scheduler places them, and both on
-# one CPU: across CPUs a round trip also pays for waking a CPU (on a virtual
-# machine that varies from a few to about a hundred microseconds with the
-# host's load); on one it is the receive context's own cost.
-PINGPONG_LAYOUTS = ["all CPUs", "one CPU"]
-
-
 def handler_round_trips(rdsm, build, repeat, quick):
     """Runs micro_pingpong under every handler mode and CPU layout, the
     repetitions as the outer loop; returns per layout, mode and case the
@@ -466,24 +387,6 @@ def handler_round_trips(rdsm, build, repeat, quick):
                 xs = [r[case]["median_us"] for r in runs[layout][mode] if r.get(case)]
                 medians[layout][mode][case] = statistics.median(xs) if xs else None
     return {"medians": medians, "runs": runs, "errors": errors, "error": None}
-
-
-def print_round_trips(rt, repeat, out):
-    out.write("\nmessage round trip by handler mode, us (micro_pingpong, 2 nodes, 8-byte messages; median over %d "
-              "run(s)\nof each run's median; the Multiview papers' receive contexts in brackets):\n" % repeat)
-    if rt.get("error"):
-        out.write("  FAIL: %s\n" % rt["error"])
-        return
-    out.write("  %-36s" % "" + "".join("%20s" % m for m, _ in PINGPONG_MODES) + "\n")
-    out.write("  %-36s" % "" + "".join("%20s" % ("(" + p + ")") for _, p in PINGPONG_MODES) + "\n")
-    for layout in PINGPONG_LAYOUTS:
-        for case, label in PINGPONG_CASES:
-            cells = [rt["medians"][layout][m][case] for m, _ in PINGPONG_MODES]
-            out.write("  %-36s" % ("%s, %s" % (label, layout)) +
-                      "".join("%20s" % ("-" if v is None else "%.1f" % v) for v in cells) + "\n")
-    out.write("  '-': not run (under poll a computing node answers only when it next calls rdsm).\n")
-    for e in rt["errors"]:
-        out.write("  failed: %s\n" % e)
 
 
 def main():
@@ -604,7 +507,6 @@ def main():
             sys.stderr.flush()
 
     # Medians per figure and preset.
-    cells = {}
     medians = {}
     for f in figs:
         run = next(r for r in run_list if r.key == f.run_key)
@@ -612,10 +514,8 @@ def main():
         for c in columns:
             p = c.key
             if not run.applies_to(c.preset):
-                cells[(f.key, p)] = "-"
                 continue
             if c.memory in unavailable and not results.get((f.run_key, p)):
-                cells[(f.key, p)] = "n/a"
                 medians[f.key]["presets"][p] = {"preset": c.preset, "memory": c.memory, "median": None,
                                                 "samples": [], "failed_runs": 0, "unavailable": True}
                 continue
@@ -628,26 +528,20 @@ def main():
             failed = sum(1 for e in failures if e["run"] == f.run_key and e["column"] == p)
             if samples:
                 m = statistics.median(samples)
-                cells[(f.key, p)] = fmt(m) + ("!" if failed else "")
                 medians[f.key]["presets"][p] = {"preset": c.preset, "memory": c.memory, "median": m,
                                                 "samples": samples, "failed_runs": failed}
             else:
-                cells[(f.key, p)] = "FAIL"
                 medians[f.key]["presets"][p] = {"preset": c.preset, "memory": c.memory, "median": None,
                                                 "samples": [], "failed_runs": failed}
         # uffd / mprotect per preset, when both ran.
         if all(m in memories for m in ("uffd", "mprotect")):
             medians[f.key]["uffd_over_mprotect"] = {}
             for p in presets:
-                key = Column(p, RATIO_ROW).key
                 if not run.applies_to(p):
-                    cells[(f.key, key)] = "-"
                     continue
                 mu = medians[f.key]["presets"][Column(p, "uffd").key]["median"]
                 mm = medians[f.key]["presets"][Column(p, "mprotect").key]["median"]
-                ratio = mu / mm if mu is not None and mm else None
-                cells[(f.key, key)] = "-" if ratio is None else "%.2f" % ratio
-                medians[f.key]["uffd_over_mprotect"][p] = ratio
+                medians[f.key]["uffd_over_mprotect"][p] = mu / mm if mu is not None and mm else None
     # Runs whose counters show that a fault figure is not the fault it names.
     for p in [c.key for c in columns]:
         for res in results.get(("fault", p), []):
@@ -675,73 +569,42 @@ def main():
                 break
 
     elapsed = time.monotonic() - started
-    out = sys.stdout
-    out.write("\nrdsm micro-benchmarks: median of %d run(s) per figure%s; %d runs in %.0f s%s\n\n" %
-              (repeat, ", quick counts" if opts.quick else "", len(raw), elapsed,
-               "; memory backend %s (the nodes' default)" % "/".join(sorted(ran)) if memories == [None] and ran
-               else "; memory backend %s" % memories[0] if len(memories) == 1 and memories[0] else ""))
-    if figs:
-        print_table(figs, presets, memories, cells, out)
-        out.write("\n'-': not run for this preset; 'FAIL': every run of it failed; "
-                  "'!': median of the runs that did not fail%s.\n" %
-                  ("; 'n/a': the backend cannot run here" if unavailable else ""))
-    if len(memories) > 1 and all(m in memories for m in ("uffd", "mprotect")):
-        out.write("%s: the uffd median / the mprotect median (below 1.00: uffd faster).\n" % RATIO_ROW)
-    for n in notes:
-        out.write("note: %s\n" % n)
     # The backends' own tables go with the presets' (not with the ping-pong alone).
     backends = bool(run_list)
     delivery = uffd_delivery(build, opts.quick) if backends and ("mprotect" not in ran or len(ran) > 1) else None
-    if delivery:
-        out.write("\nuffd fault delivery, the kernel alone (micro_uffd_delivery):\n%s" % delivery["text"])
     groups = page_groups(build, opts.quick) if backends else None
-    if groups:
-        out.write("\npage-group protection changes, us per call / per page; the last column: 64 one-page calls\n"
-                  "against one 64-page call (micro_protect, the backends alone):\n%s" % groups["text"])
     detection = write_detection(build, opts.quick) if backends else None
-    if detection:
-        out.write("\nwrite detection, us per page written, detection included (micro_detect, the backends alone;\n"
-                  "pages valid and write-protected, one byte written to each or to every 8th):\n%s" %
-                  detection["text"])
     charges = emu_charges(rdsm, build, opts.quick) if not opts.no_emu else None
-    if charges:
-        print_emu_charges(charges, out)
     round_trips = handler_round_trips(rdsm, build, repeat, opts.quick) if pingpong else None
-    if round_trips:
-        print_round_trips(round_trips, repeat, out)
-    if failures:
-        out.write("\n%d run(s) failed:\n" % len(failures))
-        for e in failures:
-            first = (e.get("error") or "").splitlines()[0] if e.get("error") else ""
-            out.write("  %s, preset %s, %d nodes x %d threads, handler %s, repetition %d: %s\n" %
-                      (e["program"], e["column"], e["nodes"], e["threads"], e["handler"], e["repetition"] + 1,
-                       first))
-    out.flush()
-
+    doc = {
+        "repeat": repeat,
+        "quick": opts.quick,
+        "build": build,
+        "protocols": presets,
+        "memory": memories,
+        "memory_ran": sorted(ran),
+        "unavailable": unavailable,
+        "columns": [c.key for c in columns],
+        "cpus": os.cpu_count(),
+        "seconds": round(elapsed, 3),
+        "figures": medians,
+        "runs": raw,
+        "failures": [{k: e[k] for k in ("program", "preset", "memory", "column", "nodes", "threads", "handler",
+                                         "repetition", "error")}
+                     for e in failures],
+        "notes": notes,
+        "uffd_delivery": delivery["figures"] if delivery else None,
+        "page_groups": groups["figures"] if groups else None,
+        "write_detection": detection["figures"] if detection else None,
+        # The backends' programs print their own tables: kept as printed.
+        "tables": {"uffd_delivery": delivery["text"] if delivery else None,
+                   "page_groups": groups["text"] if groups else None,
+                   "write_detection": detection["text"] if detection else None},
+        "emu_charges": charges,
+        "handler_round_trips": round_trips,
+    }
+    print_result(doc, sys.stdout)
     if opts.json:
-        doc = {
-            "repeat": repeat,
-            "quick": opts.quick,
-            "build": build,
-            "protocols": presets,
-            "memory": memories,
-            "memory_ran": sorted(ran),
-            "unavailable": unavailable,
-            "columns": [c.key for c in columns],
-            "cpus": os.cpu_count(),
-            "seconds": round(elapsed, 3),
-            "figures": medians,
-            "runs": raw,
-            "failures": [{k: e[k] for k in ("program", "preset", "memory", "nodes", "threads", "handler", "repetition",
-                                             "error")}
-                         for e in failures],
-            "notes": notes,
-            "uffd_delivery": delivery["figures"] if delivery else None,
-            "page_groups": groups["figures"] if groups else None,
-            "write_detection": detection["figures"] if detection else None,
-            "emu_charges": charges,
-            "handler_round_trips": round_trips,
-        }
         try:
             with open(opts.json, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh, indent=1)

@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
-"""Tables and plots from a tools/rdsm_bench.py result (bench.json).
+"""Tables and plots from a tools/rdsm_bench.py result (bench.json), or the
+tables of a tools/microbench.py result (its --json file).
 
     rdsm_report.py FILE.json [--out DIR]
     rdsm_report.py FILE.json --brief
+
+Given a micro-benchmark result, it prints the driver's tables again from the
+file (microbench_report.py): the fault, fetch, diff, lock and barrier figures
+per preset (sc beside the release-consistency presets: the read miss, write
+miss, upgrade and 3-hop faults of the Multiview papers' table), the backends'
+page-group and fault-delivery tables and the ping-pong table of handler
+modes.  What follows is about bench.json.
 
 Prints, per app (and size), the parallel time, the speedup and the fraction
 of hw per protocol and node count, and the time breakdown at the largest
@@ -96,6 +104,7 @@ import statistics
 import subprocess
 import sys
 
+import microbench_report
 import rdsm_report_sweep
 from rdsm_report_common import (SHAPE_LEGEND, colors_for, fmt, fmt_seconds, grid, label_fabrics, mean, median,
                                 memory_label, memory_of, nodes_label, order_memories, order_protocols, parallel_time,
@@ -622,7 +631,7 @@ def plot_handler(d, plt, path):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("json", help="result of tools/rdsm_bench.py")
+    ap.add_argument("json", help="result of tools/rdsm_bench.py or of tools/microbench.py --json")
     ap.add_argument("--out", default=None,
                     help="directory for the PNGs and summary.json (default: the JSON file's directory)")
     ap.add_argument("--brief", action="store_true",
@@ -634,6 +643,11 @@ def main(argv):
             doc = json.load(fh)
     except (OSError, ValueError) as e:
         sys.exit("rdsm_report: cannot read %s: %s" % (a.json, e))
+    if microbench_report.is_result(doc):
+        # A micro-benchmark result: its tables, as the driver printed them
+        # (nothing to plot).
+        microbench_report.print_result(doc, sys.stdout)
+        return 0
     # Under emu sweeps and presets the ordinary tables are of the base network's runs; the study's
     # tables cover the others.  Failed runs are listed whatever their network.
     runs, network = rdsm_report_sweep.main_runs(doc)
