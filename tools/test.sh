@@ -44,10 +44,10 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # tight for sanitized processes sharing two CPUs with another test's: a
 # worker of splash.every_macro was once called hung there.  The tests of
 # hang detection set their own timeouts.
-# The tools' own tests (bench, microbench, sim, install) drive binaries the
+# The tools' own tests (bench, microbench and its report, sim, install) drive binaries the
 # other tests cover and spend their time in Python: not here.
 RDSM_HANG_TIMEOUT=10 ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$jobs" -L mp -LE 'apps|bad_inputs|timing' \
-  -E '^(mp\.(sim|bench_.*|microbench_.*)|install\.consume)$'
+  -E '^(mp\.(sim|bench_.*|microbench_.*|report_microbench)|install\.consume)$'
 
 stage "build with the mpi fabric (what the tests across emulated hosts need)"
 "$root/tools/deps.sh" --mpi
