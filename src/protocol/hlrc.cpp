@@ -580,11 +580,12 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   if (!own_writes.empty()) {
     // A kept page may not have been written in the open interval at all;
     // those that were are named in its notices from now on.
+    const uint32_t open = open_interval();
     std::vector<uint32_t> changed;
-    propagate_diffs(own_writes, open_interval(), false, &changed);
+    propagate_diffs(own_writes, open, false, &changed);
     for (uint32_t p : changed) note_written(p);
     if (!diffed_early_.empty())
-      for (uint32_t p : own_writes) diffed_early_[p] = open_interval();
+      for (uint32_t p : own_writes) diffed_early_[p] = open;
   }
   refresh_copies(refresh);
 }
