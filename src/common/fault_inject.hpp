@@ -25,6 +25,8 @@
 //                   pages of one barrier's moves (new home, old home or any
 //                   other node that held a copy)
 //   refresh         an acquire refreshing re-read pages (adaptive prefetch)
+//   first_copy_log  a fetcher's first copy of a page counted at the page's
+//                   home, not yet logged there (one-sided fetches)
 #pragma once
 #include <string>
 

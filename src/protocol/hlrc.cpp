@@ -54,8 +54,9 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   data_seg_ = f_.register_segment(opt_.region_bytes);
   dir_seg_ = f_.register_segment(pages_ * sizeof(uint64_t));
   version_seg_ = f_.register_segment(pages_ * nodes_ * sizeof(uint32_t));
-  // One word per page, and after them the count of first copies (hlrc.hpp).
-  copies_seg_ = f_.register_segment((pages_ + 1) * sizeof(uint64_t));
+  // One word per page, and after them the count and the log of first
+  // copies (first_copy_log.cpp).
+  copies_seg_ = f_.register_segment((pages_ + 1 + kFirstCopyLog) * sizeof(uint64_t));
   versions_ = reinterpret_cast<uint32_t *>(version_seg_.base);
   required_ = map_zeroed_words(pages_ * nodes_);
   if (cfg_.coherence == CoherenceAxis::hardware) {
@@ -407,24 +408,21 @@ void Hlrc::close_interval() {
   // (and a copy counted after this load is found at the next release):
   // the release then costs one load, not one per untracked page.
   if (scan_) collect_scanned_writes();
+  // The log of first copies names the pages in the usual case; every
+  // untracked page is looked at only when it cannot (first_copy_log.cpp).
   bool recheck = false;
+  rearm_.clear();
   if (untracked_count_) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     uint64_t firsts = first_copies_here().load(std::memory_order_seq_cst);
-    recheck = firsts != first_copies_seen_;
+    if (firsts != first_copies_seen_) recheck = !track_logged_first_copies(first_copies_seen_, firsts);
     first_copies_seen_ = firsts;
   }
-  rearm_.clear();
   for (size_t i = 0; recheck && i < untracked_count_;) {
     uint32_t p = untracked_list_[i];
-    if (copied_at_home(p)) {
-      untracked_[p] = 0;
+    if (!untracked_[p] || copied_at_home(p)) {  // the log may have found it already
+      if (untracked_[p]) track_copied_page(p);
       untracked_list_[i] = untracked_list_[--untracked_count_];
-      if (!written_[p]) {
-        maybe_written_[p] = 1;
-        note_written(p);
-      }
-      if (scan_) rearm_.push_back(p);  // watched from now on
     } else {
       ++i;
     }

@@ -399,21 +399,20 @@ class Hlrc final : public Protocol {
   bool copied_at_home(size_t page) {
     return (copies_here(page).load(std::memory_order_acquire) & page_word::kCopiesMask) != 0;
   }
-  // The word after the pages' words counts first copies: a fetcher whose
-  // count of a page found it at zero (the home may be writing the page
-  // untracked) adds one here, after the page's word and before it reads
-  // the page, so that the home's release reads one word to learn whether
-  // any untracked page was copied since its last release (close_interval).
+  // The word after the pages' words counts first copies, and the words
+  // after it log which pages they were (first_copy_log.cpp): the home's
+  // release reads one word to learn whether any untracked page was copied
+  // since its last release, and the log to learn which (close_interval).
+  static constexpr uint64_t kFirstCopyLog = 256;  // entries of the log
   std::atomic_ref<uint64_t> first_copies_here() { return copies_here(pages_); }
   // A copy of `page` was just counted at its home `home`, whose word was
-  // `before`: the first copy is counted in the home's first-copy count too.
-  void count_first_copy(int home, uint64_t before) {
-    if ((before & page_word::kCopiesMask) != 0) return;
-    if (home == self_)
-      first_copies_here().fetch_add(1, std::memory_order_seq_cst);
-    else
-      f_.fetch_add(home, copies_seg_.id, pages_ * sizeof(uint64_t), 1);
-  }
+  // `before`: a first copy is counted and logged there too.
+  void count_first_copy(int home, size_t page, uint64_t before);
+  // The pages logged as first copies from `from` to `to` that this home was
+  // writing untracked become tracked; false if the log cannot say them all.
+  bool track_logged_first_copies(uint64_t from, uint64_t to);
+  // A page this home wrote untracked has been copied: tracked from now on.
+  void track_copied_page(uint32_t page);
   uint64_t first_copies_seen_ = 0;  // the first-copy count the last release read
   PageArray<uint8_t> untracked_;
   PageArray<uint32_t> untracked_list_;

@@ -134,7 +134,7 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
     // and the answer is the copy's base for whole-page writes.
     uint64_t before = f_.fetch_add(home, copies_seg_.id, (page + i) * sizeof(uint64_t), page_word::kCopy);
     note_copy_base(page + i, before);
-    count_first_copy(home, before);
+    count_first_copy(home, page + i, before);
     copied_[page + i] = 1;
   }
   uint32_t have[kVersionWords];
@@ -212,7 +212,7 @@ void Hlrc::on_fetch_request(const fabric::Message &m) {
     fatal("internal error: malformed fetch request from node %d", m.src);
   std::vector<uint32_t> need((size_t)h.count * nodes_);
   memcpy(need.data(), static_cast<const uint8_t *>(m.data) + sizeof h, need.size() * sizeof(uint32_t));
-  count_first_copy(self_, copies_here(h.page).fetch_add(1, std::memory_order_seq_cst));
+  count_first_copy(self_, h.page, copies_here(h.page).fetch_add(1, std::memory_order_seq_cst));
   if (home_copy_covers(h.page, need.data()))
     serve_fetch(m.src, h.page, h.count, need.data());
   else
@@ -225,7 +225,7 @@ void Hlrc::serve_fetch(int requester, size_t page, size_t count, const uint32_t 
   for (; k < count; ++k) {
     size_t q = page + k;
     // Counted before it is read, as the first page was (hlrc.hpp).
-    count_first_copy(self_, copies_here(q).fetch_add(1, std::memory_order_seq_cst));
+    count_first_copy(self_, q, copies_here(q).fetch_add(1, std::memory_order_seq_cst));
     if (!home_copy_covers(q, need + k * nodes_)) {
       copies_here(q).fetch_sub(1, std::memory_order_seq_cst);
       break;

@@ -1,0 +1,97 @@
+// Which untracked home pages were copied since the home's last release.
+//
+// A home writes a page nobody has copied without tracking it (hlrc.hpp,
+// untracked_): no write fault, no twin, no notice.  At every release it must
+// find those pages that have been copied since, and from then on track them.
+// A fetcher that counts a page's first copy adds one to the home's count of
+// first copies, so a release whose count is unchanged costs one load.  But
+// a count that moved used to make the release look at every untracked page
+// (a load of each page's word), and it moves often: Ocean's readers drop
+// their copies of a boundary row at each notice and copy it afresh, a first
+// copy again, at every one of its 25,000 barriers, while the home has
+// thousands of untracked interior pages.
+//
+// So the fetcher also logs the page: after its add (which returned the
+// entry's index) it compares-and-swaps the entry's word, in a ring of
+// kFirstCopyLog words after the count, from 0 to a tag of the index and the
+// page.  The home's release takes the entries from the count it saw last to
+// the count it sees now, each swapped back to 0, and looks at their pages
+// only.  Whatever the log cannot say (more entries than the ring holds, an
+// entry whose fetcher has added but not yet swapped, a word left over from
+// such a fetcher that made a later fetcher's swap fail) shows as an entry
+// without its tag: the release then looks at every untracked page as
+// before, which is always right.  The order of the fetcher's steps (the
+// page's word, the count, the entry, then the read of the page) keeps the
+// argument of close_interval: a home that does not see the count moved
+// knows no untracked page was copied; one that sees it and the entry knows
+// which page; one that sees it but not the entry looks at them all.
+#include "common/fault_inject.hpp"
+#include "protocol/hlrc.hpp"
+
+namespace rdsm {
+
+namespace {
+// An entry: the index's low 32 bits plus one (never 0, an empty word) above
+// the page number.
+uint64_t first_copy_tag(uint64_t index, size_t page) {
+  return (((index & 0xffffffffu) + 1) << 32) | (uint32_t)page;
+}
+uint64_t log_offset(size_t pages, uint64_t index, uint64_t ring) {
+  return (pages + 1 + index % ring) * sizeof(uint64_t);
+}
+}  // namespace
+
+void Hlrc::count_first_copy(int home, size_t page, uint64_t before) {
+  if ((before & page_word::kCopiesMask) != 0) return;
+  if (home == self_) {
+    uint64_t index = first_copies_here().fetch_add(1, std::memory_order_seq_cst);
+    uint64_t empty = 0;
+    uint64_t &entry = reinterpret_cast<uint64_t *>(copies_seg_.base)[log_offset(pages_, index, kFirstCopyLog) / 8];
+    std::atomic_ref<uint64_t>(entry).compare_exchange_strong(empty, first_copy_tag(index, page),
+                                                             std::memory_order_seq_cst);
+  } else {
+    uint64_t index = f_.fetch_add(home, copies_seg_.id, pages_ * sizeof(uint64_t), 1);
+    fault_point("first_copy_log");
+    f_.cas(home, copies_seg_.id, log_offset(pages_, index, kFirstCopyLog), 0, first_copy_tag(index, page));
+  }
+}
+
+bool Hlrc::track_logged_first_copies(uint64_t from, uint64_t to) {
+  auto *words = reinterpret_cast<uint64_t *>(copies_seg_.base);
+  const bool fits = to - from <= kFirstCopyLog;
+  bool complete = fits, tracked = false;
+  // A ring overrun is cleared whole, for the fetchers to come.
+  const uint64_t first = fits ? from : 0, last = fits ? to : kFirstCopyLog;
+  for (uint64_t index = first; index < last; ++index) {
+    uint64_t &word = words[log_offset(pages_, index, kFirstCopyLog) / 8];
+    uint64_t entry = std::atomic_ref<uint64_t>(word).exchange(0, std::memory_order_seq_cst);
+    if (!fits) continue;
+    uint32_t page = (uint32_t)entry;
+    if (entry != first_copy_tag(index, page) || page >= pages_) {
+      complete = false;
+      continue;
+    }
+    if (untracked_[page] && copied_at_home(page)) {
+      track_copied_page(page);
+      tracked = true;
+    }
+  }
+  if (complete && tracked) {  // the list keeps only the pages still untracked
+    size_t kept = 0;
+    for (size_t i = 0; i < untracked_count_; ++i)
+      if (untracked_[untracked_list_[i]]) untracked_list_[kept++] = untracked_list_[i];
+    untracked_count_ = kept;
+  }
+  return complete;
+}
+
+void Hlrc::track_copied_page(uint32_t page) {
+  untracked_[page] = 0;
+  if (!written_[page]) {
+    maybe_written_[page] = 1;
+    note_written(page);
+  }
+  if (scan_) rearm_.push_back(page);  // watched from now on
+}
+
+}  // namespace rdsm
