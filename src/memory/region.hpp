@@ -99,6 +99,12 @@ class SharedRegion {
   // job's share of this host's available memory (`copies_of_each_page`: how
   // many nodes may hold one) or the kernel cannot do it.
   bool populate(size_t first, size_t count, int copies_of_each_page);
+  // Maps `bytes` at `peer_pages` (another node's copies of pages this node
+  // populated, as the fabric maps them here: peer_segment) into this
+  // process's page tables now: the first one-sided read or write of each
+  // would otherwise take a page fault, on the critical path of a fetch or a
+  // diff.  Best effort: nothing happens where the kernel cannot.
+  static void premap_peer(uint8_t *peer_pages, size_t bytes);
 
  private:
   uint8_t *app_ = nullptr;

@@ -14,6 +14,9 @@
 
 #include "memory/region.hpp"
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14; older kernels refuse it (EINVAL) and nothing is mapped
+#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels refuse it (EINVAL) and nothing is populated
 #endif
@@ -58,6 +61,14 @@ bool SharedRegion::populate(size_t first, size_t count, int copies_of_each_page)
   if (madvise(sys_page(first), bytes, MADV_POPULATE_WRITE) != 0) return false;
   populated_since_read_ += bytes;
   return true;
+}
+
+// The peer's pages were given memory by the peer's own populate (or are
+// about to be: a hole is filled here as it would be there, within the same
+// budget, which counts every node's copies).  A read populate of a shared
+// mapping maps them writable, so a one-sided diff does not fault either.
+void SharedRegion::premap_peer(uint8_t *peer_pages, size_t bytes) {
+  if (bytes) (void)madvise(peer_pages, bytes, MADV_POPULATE_READ);
 }
 
 }  // namespace rdsm

@@ -184,6 +184,13 @@ void Hlrc::populate_copies(size_t first, size_t count) {
   count = std::min({count, pages_ - first, (opt_.prepopulate_bytes - populated_bytes_) / kPageBytes});
   if (count == 0 || !region_->populate(first, count, nodes_)) return;
   populated_bytes_ += count * kPageBytes;
+  // The other nodes' copies too, where this node maps them (one host): a
+  // fetch or diff would otherwise fault on each of their pages here first.
+  for (int n = 0; n < nodes_; ++n) {
+    fabric::Segment peer;
+    if (n != self_ && f_.peer_segment(n, data_seg_.id, &peer))
+      SharedRegion::premap_peer(peer.base + first * kPageBytes, count * kPageBytes);
+  }
   std::lock_guard<FutexLock> g(mu_);  // beside fetches of compute threads of this node (--threads)
   for (size_t i = 0; i < count; ++i) resident_[first + i] = 1;
 }
