@@ -541,14 +541,12 @@ class Hlrc final : public Protocol {
   std::vector<uint32_t> repeat_pages_;
 
   // Refresh of pages re-read after every invalidation (copy_refresh.cpp).
+  // Each page's byte: these two flags, the grant level and the rounds left.
   static constexpr uint8_t kDropped = 0x80;  // invalidated by a notice since it was last fetched
   static constexpr uint8_t kPending = 0x40;  // chosen for refresh by the acquire in progress
-  static constexpr uint8_t kRoundsMask = 0x3F;
-  static constexpr uint8_t kRefreshRounds = 4;
+  static constexpr uint8_t kLevelMask = 0x30, kRoundsMask = 0x0F;
   // A demand miss fetched `page`; mu_ held.
-  void note_reread(size_t page) {
-    if (!reread_.empty() && (reread_[page] & kDropped)) reread_[page] = kRefreshRounds;
-  }
+  void note_reread(size_t page);
   // An acquire's notice names `page`: refresh the copy instead of dropping
   // it (and mark it pending); mu_ held.
   bool refresh_instead(size_t page);
