@@ -83,6 +83,8 @@ ShmFabric::ShmFabric(const Options &opt, std::vector<int> node_fds)
   // Own area whole (every inbound ring); of a peer only its control page and
   // the ring this node writes into.
   ctl_.resize(nodes_);
+  peer_pidfds_.reset(new std::atomic<int>[nodes_]);
+  for (int d = 0; d < nodes_; ++d) peer_pidfds_[d].store(-1, std::memory_order_relaxed);
   out_.reset(new Outbound[nodes_]);
   in_.reset(new Inbound[nodes_]);
   uint8_t *own = map_file(rank_, ctl_off, ctl_bytes, "control area");
@@ -111,6 +113,8 @@ ShmFabric::ShmFabric(const Options &opt, std::vector<int> node_fds)
 
 ShmFabric::~ShmFabric() {
   stop();
+  for (int d = 0; peer_pidfds_ && d < nodes_; ++d)
+    if (int fd = peer_pidfds_[d].load(std::memory_order_relaxed); fd >= 0) close(fd);
   for (const Mapping &m : maps_) munmap(m.addr, m.len);
 }
 

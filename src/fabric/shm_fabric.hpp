@@ -142,6 +142,7 @@ class ShmFabric final : public Fabric {
   void stop_signal_delivery();
   static void serve_signal(void *self);
   static bool rearm_signal(void *self);
+  int peer_pidfd(NodeId dst, int32_t pid);
 
   int rank_;
   int nodes_;
@@ -158,6 +159,9 @@ class ShmFabric final : public Fabric {
   };
   std::vector<Mapping> maps_;
   std::vector<shm::NodeCtl *> ctl_;  // every node's NodeCtl
+  // Signal mode: a pidfd of each peer that was signalled, -1 before the
+  // first signal, kPeerGone if the peer had gone by then (shm_signal.cpp).
+  std::unique_ptr<std::atomic<int>[]> peer_pidfds_;
   shm::NodeCtl *self_ = nullptr;
   std::unique_ptr<Outbound[]> out_;
   std::unique_ptr<Inbound[]> in_;

@@ -4,6 +4,7 @@
 // node's threads serve while they wait in the runtime (as in poll mode) and
 // on their way out of it (common/message_signal.hpp).
 #include <csignal>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/message_signal.hpp"
@@ -28,7 +29,29 @@ void ShmFabric::signal_arrival(NodeId dst) {
   shm::NodeCtl *c = ctl_[dst];
   const int32_t pid = c->signal_pid.load(std::memory_order_seq_cst);
   if (pid <= 0 || c->signal_sent.exchange(1, std::memory_order_seq_cst) != 0) return;
-  kill(pid, message_signal());
+  const int fd = peer_pidfd(dst, pid);
+  if (fd >= 0) syscall(SYS_pidfd_send_signal, fd, message_signal(), nullptr, 0);
+}
+
+// The peer is signalled through a pidfd taken at its first signal, not by
+// its process id: a node that dies leaves its id in its control page, and
+// once the id is reused a kill would reach an unrelated process of the
+// host.  A pidfd stays with the process it was opened for; signalling it
+// after that process is gone fails and reaches nobody.  A peer gone before
+// its first signal is never signalled (the job is ending: the launcher
+// ends it on any node's death).  Async-signal-safe: system calls and
+// atomics; two threads opening at once keep one fd and close the other.
+int ShmFabric::peer_pidfd(NodeId dst, int32_t pid) {
+  constexpr int kNotOpened = -1, kPeerGone = -2;
+  std::atomic<int> &slot = peer_pidfds_[dst];
+  int fd = slot.load(std::memory_order_acquire);
+  if (fd != kNotOpened) return fd;
+  int mine = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (mine < 0) mine = kPeerGone;
+  int expected = kNotOpened;
+  if (slot.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return mine;
+  if (mine >= 0) close(mine);
+  return expected;
 }
 
 void ShmFabric::start_signal_delivery() {
