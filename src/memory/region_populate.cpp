@@ -71,4 +71,8 @@ void SharedRegion::premap_peer(uint8_t *peer_pages, size_t bytes) {
   if (bytes) (void)madvise(peer_pages, bytes, MADV_POPULATE_READ);
 }
 
+void SharedRegion::populate_private(uint8_t *addr, size_t bytes) {
+  if (bytes) (void)madvise(addr, bytes, MADV_POPULATE_WRITE);
+}
+
 }  // namespace rdsm

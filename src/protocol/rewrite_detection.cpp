@@ -162,15 +162,33 @@ void Hlrc::protect_unkept(size_t page, ProtectionBatch &batch) {
 }
 
 void Hlrc::keep_written(const std::vector<uint32_t> &written) {
+  // New twins beyond the pool's slots are in the sparse arena, whose pages
+  // get memory at their first touch: one fault each, a home's whole
+  // partition of a phase (FFT's rows) at once.  Runs of them get their
+  // memory in one call first.
+  size_t run_start = 0, run_len = 0;
+  auto flush_run = [&] {
+    if (run_len > 1) SharedRegion::populate_private(twins_ + run_start * kPageBytes, run_len * kPageBytes);
+    run_len = 0;
+  };
+  for (uint32_t entry : written) {
+    uint32_t p = notice_page(entry);
+    if (state_[p] != kWritable || home_[p] != self_ || untracked_[p]) continue;
+    races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
+    if (has_twin_[p]) continue;
+    take_twin_slot(p);
+    has_twin_[p] = 1;
+    if (twin_slot_[p] >= 0) continue;
+    if (run_len && p != run_start + run_len) flush_run();
+    if (run_len == 0) run_start = p;
+    ++run_len;
+  }
+  flush_run();
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
     if (state_[p] != kWritable || home_[p] != self_) continue;  // elsewhere the diff brought the twin up to date
     if (untracked_[p]) continue;  // choose_kept found nobody had copied it
     races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
-    if (!has_twin_[p]) {
-      take_twin_slot(p);
-      has_twin_[p] = 1;
-    }
     refresh_home_twin(p);
   }
 }
