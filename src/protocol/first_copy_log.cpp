@@ -59,7 +59,7 @@ void Hlrc::count_first_copy(int home, size_t page, uint64_t before) {
 bool Hlrc::track_logged_first_copies(uint64_t from, uint64_t to) {
   auto *words = reinterpret_cast<uint64_t *>(copies_seg_.base);
   const bool fits = to - from <= kFirstCopyLog;
-  bool complete = fits, tracked = false;
+  bool complete = fits;
   // A ring overrun is cleared whole, for the fetchers to come.
   const uint64_t first = fits ? from : 0, last = fits ? to : kFirstCopyLog;
   for (uint64_t index = first; index < last; ++index) {
@@ -71,22 +71,23 @@ bool Hlrc::track_logged_first_copies(uint64_t from, uint64_t to) {
       complete = false;
       continue;
     }
-    if (untracked_[page] && copied_at_home(page)) {
-      track_copied_page(page);
-      tracked = true;
-    }
-  }
-  if (complete && tracked) {  // the list keeps only the pages still untracked
-    size_t kept = 0;
-    for (size_t i = 0; i < untracked_count_; ++i)
-      if (untracked_[untracked_list_[i]]) untracked_list_[kept++] = untracked_list_[i];
-    untracked_count_ = kept;
+    if (untracked_[page] && copied_at_home(page)) track_copied_page(page);
   }
   return complete;
 }
 
-void Hlrc::track_copied_page(uint32_t page) {
+void Hlrc::unlist_untracked(size_t page) {
+  // The list's last page moves into this one's place: a page leaves in
+  // constant time, as pages do at most releases (a boundary row copied
+  // afresh after each barrier, among thousands of pages written untracked).
+  const uint32_t at = untracked_[page] - 1, last = untracked_list_[--untracked_count_];
+  untracked_list_[at] = last;
+  untracked_[last] = at + 1;
   untracked_[page] = 0;
+}
+
+void Hlrc::track_copied_page(uint32_t page) {
+  unlist_untracked(page);
   if (!written_[page]) {
     maybe_written_[page] = 1;
     note_written(page);

@@ -420,12 +420,10 @@ void Hlrc::close_interval() {
   }
   for (size_t i = 0; recheck && i < untracked_count_;) {
     uint32_t p = untracked_list_[i];
-    if (!untracked_[p] || copied_at_home(p)) {  // the log may have found it already
-      if (untracked_[p]) track_copied_page(p);
-      untracked_list_[i] = untracked_list_[--untracked_count_];
-    } else {
+    if (copied_at_home(p))
+      track_copied_page(p);  // the list's last page takes its place
+    else
       ++i;
-    }
   }
   if (!rearm_.empty()) {
     std::sort(rearm_.begin(), rearm_.end());

@@ -414,7 +414,7 @@ class Hlrc final : public Protocol {
   // A page this home wrote untracked has been copied: tracked from now on.
   void track_copied_page(uint32_t page);
   uint64_t first_copies_seen_ = 0;  // the first-copy count the last release read
-  PageArray<uint8_t> untracked_;
+  PageArray<uint32_t> untracked_;  // an untracked page's index in untracked_list_ plus one; 0: tracked
   PageArray<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
   // Whether no other node holds a copy of this home page, read after one
@@ -428,9 +428,10 @@ class Hlrc final : public Protocol {
   }
   void mark_untracked(size_t page) {
     if (untracked_[page]) return;
-    untracked_[page] = 1;
     untracked_list_[untracked_count_++] = (uint32_t)page;
+    untracked_[page] = (uint32_t)untracked_count_;
   }
+  void unlist_untracked(size_t page);  // tracked from now on: off the list at once (first_copy_log.cpp)
   PageArray<uint8_t> copied_;  // this node has counted itself at the page's home
   // This node fetched the page before, or populated it (populate_copies):
   // it has memory in this node's memory file.

@@ -174,13 +174,8 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   }
   batch.apply();
   if (moved == 0) return;
-  // Pages dropped from the untracked and written lists were only marked;
-  // sweep once.
+  // Pages dropped from the written list were only marked; sweep once.
   size_t kept = 0;
-  for (size_t i = 0; i < untracked_count_; ++i)
-    if (untracked_[untracked_list_[i]]) untracked_list_[kept++] = untracked_list_[i];
-  untracked_count_ = kept;
-  kept = 0;
   for (size_t i = 0; i < written_count_; ++i)
     if (written_[written_list_[i]]) written_list_[kept++] = written_list_[i];
   written_count_ = kept;
@@ -250,7 +245,7 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     return;
   }
   if (old == self_) {
-    untracked_[p] = 0;  // swept from the list by the caller
+    if (untracked_[p]) unlist_untracked(p);
     // The application is in this barrier: it writes nothing here until it
     // learns the new home.
     uint32_t entry = (uint32_t)p;
