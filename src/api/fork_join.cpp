@@ -362,9 +362,8 @@ void form(const char *call) {
         if (used_pages) job.protocol->place(0, used_pages, RDSM_PLACE_LOCAL);
       },
       true);
-  // Its copies have memory already; this maps the workers' copies here too
-  // (Protocol::populate_copies), for the pages the master will read from
-  // them once their homes move.
+  // Maps the workers' copies here too (Protocol::populate_copies): the
+  // master reads them once their pages' homes move.
   runtime_for(call).allocator->populate_allocated();
   run_on_threads(mine, false);  // the master goes on as thread 0
 }

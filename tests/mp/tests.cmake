@@ -139,30 +139,30 @@ add_test(NAME mp.shared_kept_page
 set_tests_properties(mp.shared_kept_page PROPERTIES LABELS "mp;races" TIMEOUT 120 PASS_REGULAR_EXPRESSION "PASS"
                      FAIL_REGULAR_EXPRESSION "FAIL")
 
-# A diff withheld for a home move, of an interval whose earlier writes an
-# acquire already sent home (withheld_version.c): node 1 is held for 300 ms
-# in the third barrier, before it learns the others' notices, while the
-# others read the page; they must wait for its diff.  Both handler modes
-# (the stress found it under poll, on a loaded machine).
-foreach(handler interrupt poll)
-  add_test(NAME mp.withheld_version.${handler}
-           COMMAND $<TARGET_FILE:rdsm> run -n 3 --protocol rdsm --handler ${handler} --timeout 60 --quiet
-                   $<TARGET_FILE:mp_withheld_version>)
-  set_tests_properties(mp.withheld_version.${handler} PROPERTIES LABELS mp TIMEOUT 90 PASS_REGULAR_EXPRESSION "PASS"
-                       FAIL_REGULAR_EXPRESSION "FAIL" ENVIRONMENT "RDSM_FAULT=barrier:1:3:delay")
-endforeach()
+# Programs that hold one node for 300 ms at a protocol point
+# (RDSM_FAULT=POINT:NODE:N:delay) to make a rare schedule certain; each
+# runs under both handler modes with the rdsm preset.
+function(add_held_node_test prog nodes fault)
+  foreach(handler interrupt poll)
+    add_test(NAME mp.${prog}.${handler}
+             COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol rdsm --handler ${handler} --timeout 60 --quiet
+                     $<TARGET_FILE:mp_${prog}>)
+    set_tests_properties(mp.${prog}.${handler} PROPERTIES LABELS mp TIMEOUT 90 PASS_REGULAR_EXPRESSION "PASS"
+                         FAIL_REGULAR_EXPRESSION "FAIL" ENVIRONMENT "RDSM_FAULT=${fault}")
+  endforeach()
+endfunction()
 
+# A diff withheld for a home move, of an interval whose earlier writes an
+# acquire already sent home (withheld_version.c): node 1 is held in the
+# third barrier, before it learns the others' notices, while the others
+# read the page; they must wait for its diff (the stress found it under
+# poll, on a loaded machine).
+add_held_node_test(withheld_version 3 barrier:1:3:delay)
 # A first copy counted at its home but not yet in the home's log
-# (first_copy_log.c): node 1 is held there for 300 ms while the home
-# releases; the home must find the page by looking at all it writes
-# untracked, or it goes on writing the copied page without notices.
-foreach(handler interrupt poll)
-  add_test(NAME mp.first_copy_log.${handler}
-           COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol rdsm --handler ${handler} --timeout 60 --quiet
-                   $<TARGET_FILE:mp_first_copy_log>)
-  set_tests_properties(mp.first_copy_log.${handler} PROPERTIES LABELS mp TIMEOUT 90 PASS_REGULAR_EXPRESSION "PASS"
-                       FAIL_REGULAR_EXPRESSION "FAIL" ENVIRONMENT "RDSM_FAULT=first_copy_log:1:1:delay")
-endforeach()
+# (first_copy_log.c): node 1 is held there while the home releases; the
+# home must find the page by looking at all it writes untracked, or it goes
+# on writing the copied page without notices.
+add_held_node_test(first_copy_log 2 first_copy_log:1:1:delay)
 
 # A node in rdsm_finalize still answers its peers (finalize_answers.c): a
 # kept page written elsewhere in the last interval goes home after the
