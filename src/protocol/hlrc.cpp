@@ -547,6 +547,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
       }
       if (!reread_.empty()) reread_[p] |= kDropped;
       if (!withheld_.empty() && withheld_[p]) {
+        if (keep_withheld_on(p, entry, (int)iv.writer)) continue;
         // Another node wrote it too: it will not move here, and the home
         // must have this node's writes before anyone reads it there.
         withheld_[p] = 0;

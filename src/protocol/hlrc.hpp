@@ -189,7 +189,9 @@ class Hlrc final : public Protocol {
   // that stayed here have landed, so that this node reads none stale.
   void await_withheld_diffs(const VClock &since, const VClock &target);
   bool withhold_at_release_ = false;  // the release in progress is such a barrier's
-  PageArray<uint8_t> withheld_;       // the page's diff is withheld
+  PageArray<uint8_t> withheld_;       // the page's diff is withheld (kWithheldMerge: see keep_withheld_on)
+  bool keep_withheld_on(size_t page, uint32_t entry, int writer);  // a notice of the home's alone
+  void take_unwritten_bytes(size_t page, int old_home);            // at its move here
   std::vector<uint32_t> withheld_list_;
   uint32_t withheld_interval_ = 0;    // the interval whose diffs they are
   // The open interval whose writes to the page went home early, at an

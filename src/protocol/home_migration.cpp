@@ -78,6 +78,16 @@
 //   - Another writer's notice names the page at the catch-up (it will not
 //     move here, or the copy is dropped): the diff goes home at once,
 //     before the copy is dropped and before a move reads the old home.
+//   - The home's own notice names it "maybe written" and nobody else's
+//     does (keep_withheld_on): the home may have written the page
+//     untracked before it learnt of this node's copy, the SPLASH master's
+//     set-up data that it read in place and a worker then copied to write.
+//     Such a notice does not stop a first move, so the copy is kept: at the
+//     move it takes the old home's bytes wherever it still equals its twin
+//     (in a data-race-free program no byte was written by both), one read
+//     instead of sending the diff, dropping the copy and reading the page
+//     back.  If the page stays, its diff goes home at settle_withheld and
+//     the copy, maybe stale, is dropped there.
 //   - Still here after the moves: the barrier sends the diff before it
 //     returns (settle_withheld), with the version of the withheld interval.
 //   - Readers past the barrier require that interval's version, so a fetch
@@ -107,7 +117,14 @@ namespace rdsm {
 namespace {
 constexpr uint8_t kMoveBudget = 8;
 constexpr size_t kMoveGroup = 16;
+constexpr uint8_t kWithheldMerge = 2;  // withheld_: the home may have written the page too
 }  // namespace
+
+bool Hlrc::keep_withheld_on(size_t page, uint32_t entry, int writer) {
+  if (!(entry & kMaybeWritten) || writer != home_[page] || moves_[page] != 0) return false;
+  withheld_[page] = kWithheldMerge;
+  return true;
+}
 
 bool Hlrc::moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t moves) {
   return (last == kNoWriter || last == w) && (last == w || whole_group) && moves < kMoveBudget;
@@ -187,15 +204,16 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
                      std::vector<uint32_t> &became_home) {
   int old = home_[p];
   if (old == to) return;
-  uncount_copy(p);  // at the old home, where it was counted
-  unkeep(p);  // a kept page's twin served the old home; a new start below
   if (!withheld_.empty() && withheld_[p]) {
     // The move its diff was withheld for: this copy is the page.  (Only
     // this node wrote it in the epoch, so it cannot move elsewhere.)
     if (to != self_) fatal("internal error: page %zu, whose diff node %d withheld, moves to node %d", p, self_, to);
+    if (withheld_[p] == kWithheldMerge) take_unwritten_bytes(p, old);
     withheld_[p] = 0;
     free_twin(p);
   }
+  uncount_copy(p);  // at the old home, where it was counted
+  unkeep(p);  // a kept page's twin served the old home; a new start below
   home_[p] = (int16_t)to;
   if (old >= 0) fault_point("home_migration");
   if (to == self_) {
@@ -308,17 +326,50 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
     if (withheld_[notice_page(entry)]) entry |= kWithheld;
 }
 
+void Hlrc::take_unwritten_bytes(size_t p, int old) {
+  uint8_t home_copy[kPageBytes];
+  f_.get(old, data_seg_.id, p * kPageBytes, home_copy, kPageBytes);
+  uint8_t *mine = region_->sys_page(p);
+  const uint8_t *base = twin(p);
+  // A word at a time: the bytes that differ from the twin are this node's.
+  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  for (size_t i = 0; i < kPageBytes; i += sizeof(uint64_t)) {
+    uint64_t m, b, h;
+    memcpy(&m, mine + i, sizeof m);
+    memcpy(&b, base + i, sizeof b);
+    memcpy(&h, home_copy + i, sizeof h);
+    uint64_t d = m ^ b;
+    uint64_t high = (((d & kLow7) + kLow7) | d) & ~kLow7;  // top bit of each byte that differs
+    uint64_t mask = (high >> 7) * 0xff;
+    m = (m & mask) | (h & ~mask);
+    memcpy(mine + i, &m, sizeof m);
+  }
+}
+
 void Hlrc::settle_withheld() {
   if (withheld_list_.empty()) return;
   std::lock_guard<FutexLock> g(mu_);
-  std::vector<uint32_t> stayed;
+  std::vector<uint32_t> stayed, stale;
   for (uint32_t p : withheld_list_)
     if (withheld_[p]) {  // neither moved here nor sent when another writer's notice came
+      if (withheld_[p] == kWithheldMerge) stale.push_back(p);
       withheld_[p] = 0;
       stayed.push_back(p);
     }
   withheld_list_.clear();
   propagate_diffs(stayed, withheld_interval_, cfg_.rewrites == RewriteAxis::compare);
+  // Their homes' notices named them: the copies may lack the homes' writes.
+  ProtectionBatch batch(*region_);
+  for (uint32_t p : stale) {
+    if (!reread_.empty()) reread_[p] |= kDropped;
+    if (!kept_.empty()) kept_[p] = 0;
+    free_twin(p);
+    uncount_copy(p);
+    state_[p] = kInvalid;
+    batch.set(p, Prot::none);
+    add(stats().invalidations);
+  }
+  batch.apply();
 }
 
 void Hlrc::await_withheld_diffs(const VClock &since, const VClock &target) {
