@@ -237,10 +237,11 @@ class Hlrc final : public Protocol {
   static constexpr size_t kStrideWindow = 16;
   StrideRun read_run_;
   void prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll);
-  // Fetches page q, one this node lacks (can_prefetch), from `home` without
-  // waiting for it to be new enough there, and maps it readable; false if
-  // it was not new enough (its fault fetches it).  mu_ held.
-  bool fetch_ahead_readable(size_t q, int home, bool can_poll);
+  // Fetches page q and up to width - 1 after it that this node lacks
+  // (can_prefetch), from `home` without waiting for them to be new enough
+  // there, and maps them readable; returns how many (0: q was not new
+  // enough, its fault fetches it).  mu_ held.
+  size_t fetch_ahead_readable(size_t q, int home, size_t width, bool can_poll);
   // The page's home if this node knows it or the directory names one (read
   // with a one-sided load, claiming nothing); -1 if nobody has claimed it.
   int home_without_claim(size_t page);

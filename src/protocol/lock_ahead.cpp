@@ -53,7 +53,7 @@ void Hlrc::open_lock_pages(const sync::Bytes &kept) {
     if (state_[p] == kInvalid && home_[p] != self_) {
       int home = home_without_claim(p);
       // A page not new enough at its home is left to its fault.
-      if (home < 0 || home == self_ || !can_prefetch((ptrdiff_t)p, home) || !fetch_ahead_readable(p, home, true))
+      if (home < 0 || home == self_ || !can_prefetch((ptrdiff_t)p, home) || !fetch_ahead_readable(p, home, 1, true))
         continue;
     }
     // Counted with the pages written ahead (opened ahead / unwritten).  Not

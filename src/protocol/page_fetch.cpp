@@ -72,22 +72,29 @@ size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
 
 // No allocation here: this may run in the signal handler (hlrc.hpp).
 void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll) {
-  size_t window = read_run_.window(kStrideWindow, kMaxPrefetchWindow), done = 0;
-  for (; done < window; ++done) {
-    ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(done + 1);
+  const size_t width = read_run_.width();
+  size_t window = read_run_.window(kStrideWindow, kMaxPrefetchWindow), rows = 0, pages = 0;
+  if (width > 1) pages += fetch_ahead_readable(page + 1, home, width - 1, can_poll);  // the rest of this row
+  for (; rows < window; ++rows) {
+    ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(rows + 1);
     // A page not new enough at its home ends the run.
-    if (!can_prefetch(q, home) || !fetch_ahead_readable((size_t)q, home, can_poll)) break;
+    size_t got = can_prefetch(q, home) ? fetch_ahead_readable((size_t)q, home, width, can_poll) : 0;
+    if (got == 0) break;
+    pages += got;
   }
-  add(stats().prefetched, done);
-  add(stats().prefetch_used, done);  // no sentinel: counted as used
-  read_run_.advanced(page, done);
+  add(stats().prefetched, pages);
+  add(stats().prefetch_used, pages);  // no sentinel: counted as used
+  read_run_.advanced(page, rows);
 }
 
-bool Hlrc::fetch_ahead_readable(size_t q, int home, bool can_poll) {
-  if (fetch_pages(q, home, 0, false, can_poll) == 0) return false;
-  state_[q] = kReadOnly;
-  region_->protect(q, 1, Prot::read);
-  return true;
+size_t Hlrc::fetch_ahead_readable(size_t q, int home, size_t width, bool can_poll) {
+  size_t n = 0;
+  while (n < width && can_prefetch((ptrdiff_t)(q + n), home)) ++n;
+  size_t got = n ? fetch_pages(q, home, n - 1, false, can_poll) : 0;
+  if (got == 0) return 0;
+  for (size_t i = 0; i < got; ++i) state_[q + i] = kReadOnly;
+  region_->protect(q, got, Prot::read);
+  return got;
 }
 
 void Hlrc::map_prefetched(size_t first, size_t count, size_t origin) {

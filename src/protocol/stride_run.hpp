@@ -6,6 +6,15 @@
 // from the one before starts a run; bringing pages along the stride moves
 // the run's next expected fault past them, and a fault there continues the
 // run, whose window grows with the pages it has covered.
+//
+// Rows several pages wide: a transpose of tiles reads one page of every
+// row, then the next page of every row (a node's column block spans a few
+// pages of each row).  A run that starts on the page after the ones the
+// last run of the same stride covered in some row (in any row: the column
+// after those) widens that chain of columns; the width so learnt is kept per stride, and the next run that
+// starts a chain of that stride (the next transpose) is as wide at once:
+// each row's pages come in one read and one mapping, and the runs of the
+// later columns never happen.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -16,6 +25,7 @@ namespace rdsm {
 class StrideRun {
  public:
   static constexpr size_t kMaxStride = 1024;
+  static constexpr size_t kMaxWidth = 8;  // pages per row, at most
 
   // A fault at `page`: the run's stride if the fault starts or continues
   // one, else 0.
@@ -28,6 +38,7 @@ class StrideRun {
                  (ptrdiff_t)last_ - (ptrdiff_t)before_ == s;
       stride_ = run ? s : 0;
       covered_ = run ? 3 : 0;
+      if (run) start_columns((ptrdiff_t)page - 2 * s, s);
     }
     before_ = last_;
     last_ = page;
@@ -48,10 +59,35 @@ class StrideRun {
 
   ptrdiff_t stride() const { return stride_; }
 
+  // Pages to bring from each row of the current run, from the one on the
+  // stride: 1, or the width learnt for the stride when the run starts a
+  // chain of columns.
+  size_t width() const { return width_; }
+
  private:
+  void start_columns(ptrdiff_t first, ptrdiff_t s) {
+    uint8_t &learnt = learnt_[s + (ptrdiff_t)kMaxStride];
+    if (s == chain_stride_ && (first - chain_first_ - (ptrdiff_t)chain_width_) % s == 0) {
+      // The next column of the same rows (from whichever row it starts).
+      width_ = 1;
+      if (chain_width_ < kMaxWidth) ++chain_width_;
+      learnt = (uint8_t)std::max<size_t>(learnt, chain_width_);
+      return;
+    }
+    size_t abs_stride = (size_t)(s < 0 ? -s : s);
+    width_ = std::max<size_t>(1, std::min<size_t>(learnt, abs_stride - 1));
+    chain_stride_ = s;
+    chain_first_ = first;
+    chain_width_ = width_;
+  }
+
   size_t last_ = SIZE_MAX - 1, before_ = SIZE_MAX - 3, next_ = SIZE_MAX;
   ptrdiff_t stride_ = 0;
   size_t covered_ = 0;
+  size_t width_ = 1;
+  ptrdiff_t chain_stride_ = 0, chain_first_ = 0;
+  size_t chain_width_ = 0;
+  uint8_t learnt_[2 * kMaxStride + 1] = {};  // by stride: the widest chain seen
 };
 
 }  // namespace rdsm

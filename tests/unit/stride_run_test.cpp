@@ -73,4 +73,54 @@ TEST(StrideRun, RunStoppedShortExpectsTheNextPageAlongIt) {
   EXPECT_EQ(r.observe(12), 4);
 }
 
+// A transpose of tiles: rows of 4 pages, a node's columns 2 pages of each;
+// it reads the first page of its columns down every row, then the second.
+TEST(StrideRun, NextColumnOfTheSameRowsWidensTheNextTranspose) {
+  StrideRun r;
+  for (size_t p : {18, 22}) r.observe(p);
+  ASSERT_EQ(r.observe(26), 4);
+  EXPECT_EQ(r.width(), 1u);  // nothing learnt yet
+  r.advanced(26, 16);
+  // The second column, from another row than the first began at.
+  for (size_t p : {3, 7}) r.observe(p);
+  ASSERT_EQ(r.observe(11), 4);
+  EXPECT_EQ(r.width(), 1u);  // this run is that column alone
+  r.advanced(11, 16);
+  // The next transpose (its columns start where the first one's did, in
+  // other rows): a new chain of stride 4, two pages wide at once.
+  for (size_t p : {1002, 1006}) r.observe(p);
+  ASSERT_EQ(r.observe(1010), 4);
+  EXPECT_EQ(r.width(), 2u);
+}
+
+TEST(StrideRun, WidthIsKeptPerStrideAndBelowTheStride) {
+  StrideRun r;
+  // Stride 2: columns 0 and 1 of rows of 2 pages; the width stays 1 (a
+  // row of the stride's own width is a sequential stream).
+  for (size_t p : {0, 2, 4}) r.observe(p);
+  r.advanced(4, 8);
+  for (size_t p : {1, 3, 5}) r.observe(p);
+  r.advanced(5, 8);
+  for (size_t p : {500, 502}) r.observe(p);
+  ASSERT_EQ(r.observe(504), 2);
+  EXPECT_EQ(r.width(), 1u);
+  // Another stride learnt nothing.
+  for (size_t p : {2000, 2010}) r.observe(p);
+  ASSERT_EQ(r.observe(2020), 10);
+  EXPECT_EQ(r.width(), 1u);
+}
+
+TEST(StrideRun, UnrelatedRunOfTheSameStrideDoesNotWiden) {
+  StrideRun r;
+  for (size_t p : {16, 24}) r.observe(p);
+  ASSERT_EQ(r.observe(32), 8);
+  r.advanced(32, 4);
+  // Same stride, but a column three pages on: not the next one.
+  for (size_t p : {3, 11}) r.observe(p);
+  ASSERT_EQ(r.observe(19), 8);
+  for (size_t p : {4000, 4008}) r.observe(p);
+  ASSERT_EQ(r.observe(4016), 8);
+  EXPECT_EQ(r.width(), 1u);
+}
+
 }  // namespace
