@@ -106,6 +106,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   if (cfg_.rewrites == RewriteAxis::compare) {
     kept_.reset(pages_);
     kept_list_.reset(pages_);
+    opened_unwritten_.reset(pages_);
     twin_others_versions_.reset(pages_);
     keep_window_.reset(pages_);
     last_rewrite_.reset(pages_);
@@ -275,6 +276,7 @@ void Hlrc::make_writable(size_t page) {
   }
   state_[page] = kWritable;
   note_written(page);
+  if (!opened_unwritten_.empty()) opened_unwritten_[page] = 0;  // written after all: worth opening again
   region_->protect(page, 1, Prot::read_write);
 }
 
@@ -310,7 +312,10 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     // the same home along, to be opened for writing with this one.
     size_t stream = write ? write_stream(page) : 0;
     if (stream) {
-      extra = prefetch_candidates(page, home, stream);
+      // Not the pages opened ahead for nothing lately (write_ahead.cpp).
+      while (extra < stream && can_prefetch((ptrdiff_t)(page + 1 + extra), home) &&
+             opened_unwritten_[page + 1 + extra] < kOpenedUnwrittenLimit)
+        ++extra;
     } else if (cfg_.prefetch == PrefetchAxis::adaptive) {
       // A stream starts with two misses in a row: one miss says nothing of
       // the pages after it.

@@ -307,10 +307,10 @@ class Hlrc final : public Protocol {
   // Page q (maybe out of range) is a valid copy that open_ahead may open.
   bool can_open_ahead(ptrdiff_t q) const;
   StrideRun write_run_;  // the run of write faults at a constant stride
-  // Opens [first, first + count), valid copies (read-only, or just fetched
-  // and not mapped yet), as kept pages written ahead; mu_ held.
+  // Opens [first, first + count), valid copies (read-only, or fetched, unmapped), as kept pages written ahead; mu_ held.
   void open_ahead(size_t first, size_t count);
-  static constexpr size_t kMaxWriteWindow = 64, kMinWriteWindow = 8;
+  static constexpr size_t kMaxWriteWindow = 64, kMinWriteWindow = 8, kOpenedUnwrittenLimit = 2;
+  PageArray<uint8_t> opened_unwritten_;  // times in a row opened ahead and not written; at the limit, not opened
   // ---- lock-ahead axis (lock_ahead.cpp)
   // What a releaser keeps with an atomic lock after its timestamp: its rank
   // and the interval its release closed (0: it wrote nothing).

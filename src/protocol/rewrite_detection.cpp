@@ -111,6 +111,7 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
     if (faulted || differs_from_twin(p)) {
       if (untrack_uncopied_home_page(p, fenced)) continue;  // written, with nobody to tell
       note_rewrite(p);  // opened ahead or not: the gap since it was last found written
+      opened_unwritten_[p] = 0;
       kept_[p] = 1;
       if (faulted || home_[p] != self_) note_written(p);
       else note_kept_home_change(p);
@@ -125,7 +126,10 @@ void Hlrc::sweep_kept(ProtectionBatch &batch) {
       kept_list_[kept++] = p;
       continue;
     }
-    if (kept_[p] == kKeptAhead) add(stats().write_ahead_unused);
+    if (kept_[p] == kKeptAhead) {
+      add(stats().write_ahead_unused);
+      if (opened_unwritten_[p] < kOpenedUnwrittenLimit) ++opened_unwritten_[p];
+    }
     free_twin(p);
     protect_unkept(p, batch);
   }

@@ -174,6 +174,10 @@ add_held_node_test(first_copy_log 2 first_copy_log:1:1:delay)
 # that moves must keep the home's bytes, the one that stays must lose the
 # writer's stale copy.  The home waits 300 ms for the copies itself.
 add_held_node_test(withheld_merge 3 -)
+# A page dense write-ahead no longer opens after opening it twice for
+# nothing (dense_refused.c): the group's fetch must leave it alone too, or
+# it is valid but unmapped and its next read faults for ever.
+add_held_node_test(dense_refused 3 -)
 
 # A node in rdsm_finalize still answers its peers (finalize_answers.c): a
 # kept page written elsewhere in the last interval goes home after the
