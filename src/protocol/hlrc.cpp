@@ -284,7 +284,17 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
   const uint64_t traced_from = trace::start();
   uint8_t st = state_[page];
   // Another thread got here first; in scan mode a valid page takes writes.
-  if (st == kWritable || (st == kReadOnly && (!write || scan_))) return true;
+  if (st == kWritable || (st == kReadOnly && (!write || scan_))) {
+    // Not a million times in a row, though: that is a page whose mapping
+    // lost its state's protection, and the access would fault for ever.
+    spurious_faults_ = page == spurious_page_ ? spurious_faults_ + 1 : 1;
+    spurious_page_ = page;
+    if (spurious_faults_ > 1000000)
+      fatal_signal_safe("internal error: a page keeps faulting although its state allows the access (its mapping "
+                        "was not changed with its state)");
+    return true;
+  }
+  spurious_faults_ = 0;
   int home = home_[page];
   if (home < 0) {
     if (!remote) return false;
@@ -486,20 +496,6 @@ void Hlrc::close_interval() {
   publish_interval(id, written);
   notices_.add_own(self_, id, std::move(written));
   if (races_) seal_race_interval(id);
-}
-
-void Hlrc::release() {
-  std::lock_guard<std::mutex> gate(sync_mu_);
-  release_gated();
-}
-
-void Hlrc::release_gated() {
-  ScopedTimer t(stats().barrier_protocol_ns);
-  trace::Span span(trace::Kind::release);
-  const uint64_t diffs = stats().diffs.load(), bytes = stats().diff_bytes.load();
-  std::lock_guard<FutexLock> g(mu_);
-  close_interval();
-  span.a = (uint32_t)(stats().diffs.load() - diffs), span.c = stats().diff_bytes.load() - bytes;
 }
 
 // Learns notices; invalidates cached copies they name (never home pages).

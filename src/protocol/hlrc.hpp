@@ -304,13 +304,13 @@ class Hlrc final : public Protocol {
   // held.
   void open_dense_group(size_t page, int home, bool can_poll);
   static constexpr size_t kDenseGroup = 16, kDenseTrigger = 3;
-  // Page q (maybe out of range) is a valid copy that open_ahead may open.
-  bool can_open_ahead(ptrdiff_t q) const;
+  bool can_open_ahead(ptrdiff_t q) const;  // page q (maybe out of range): a valid copy open_ahead may open
   StrideRun write_run_;  // the run of write faults at a constant stride
   // Opens [first, first + count), valid copies (read-only, or fetched, unmapped), as kept pages written ahead; mu_ held.
   void open_ahead(size_t first, size_t count);
   static constexpr size_t kMaxWriteWindow = 64, kMinWriteWindow = 8, kOpenedUnwrittenLimit = 2;
   PageArray<uint8_t> opened_unwritten_;  // times in a row opened ahead and not written; at the limit, not opened
+  size_t spurious_page_ = SIZE_MAX, spurious_faults_ = 0;  // faults in a row on a page already accessible
   // ---- lock-ahead axis (lock_ahead.cpp)
   // What a releaser keeps with an atomic lock after its timestamp: its rank
   // and the interval its release closed (0: it wrote nothing).

@@ -1,6 +1,6 @@
 // The protocol's synchronisation points as the application calls them:
-// lock, unlock, barrier and acquire (release and the notices' application
-// are in hlrc.cpp).  Each runs under the node's sync gate (sync_mu_,
+// lock, unlock, release, barrier and acquire (closing an interval and
+// applying notices are in hlrc.cpp).  Each runs under the node's sync gate (sync_mu_,
 // hlrc.hpp), except the wait for a lock itself.
 #include <cstring>
 
@@ -49,6 +49,20 @@ bool Hlrc::take_lock(int id, bool try_only) {
   add(stats().lock_acquires);
   span.flags = 1;  // acquired
   return true;
+}
+
+void Hlrc::release() {
+  std::lock_guard<std::mutex> gate(sync_mu_);
+  release_gated();
+}
+
+void Hlrc::release_gated() {
+  ScopedTimer t(stats().barrier_protocol_ns);
+  trace::Span span(trace::Kind::release);
+  const uint64_t diffs = stats().diffs.load(), bytes = stats().diff_bytes.load();
+  std::lock_guard<FutexLock> g(mu_);
+  close_interval();
+  span.a = (uint32_t)(stats().diffs.load() - diffs), span.c = stats().diff_bytes.load() - bytes;
 }
 
 void Hlrc::unlock(int id) {
