@@ -22,10 +22,10 @@
 namespace rdsm {
 
 sync::Bytes Hlrc::lock_release_bytes() const {
-  sync::Bytes b = vc_bytes();
+  const size_t at = nodes_ * sizeof(uint32_t);
+  sync::Bytes b(at + sizeof(LockHolder));
+  notices_.copy_vc(reinterpret_cast<uint32_t *>(b.data()));
   LockHolder h{(uint32_t)self_, released_interval_};
-  size_t at = b.size();
-  b.resize(at + sizeof h);
   memcpy(b.data() + at, &h, sizeof h);
   return b;
 }

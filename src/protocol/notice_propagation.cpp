@@ -25,9 +25,8 @@ size_t record_bytes(size_t pages) { return (8 + 4 * pages + 7) / 8 * 8; }
 }  // namespace
 
 sync::Bytes Hlrc::vc_bytes() const {
-  VClock vc = notices_.vc();
-  sync::Bytes b(vc.size() * sizeof(uint32_t));
-  memcpy(b.data(), vc.data(), b.size());
+  sync::Bytes b(nodes_ * sizeof(uint32_t));
+  notices_.copy_vc(reinterpret_cast<uint32_t *>(b.data()));
   return b;
 }
 
@@ -104,12 +103,7 @@ void Hlrc::drain_notices() {
 
 // rdsm_acquire: every notice released before, by any node.
 void Hlrc::catch_up(const VClock &target) {
-  auto covered = [&] {
-    VClock vc = notices_.vc();
-    for (int w = 0; w < nodes_; ++w)
-      if (w != self_ && vc[w] < target[w]) return false;
-    return true;
-  };
+  auto covered = [&] { return notices_.covers(target, self_); };
   if (cfg_.notices == NoticeAxis::lazy) {
     VClock vc = notices_.vc();
     std::vector<int> writers;
@@ -120,7 +114,9 @@ void Hlrc::catch_up(const VClock &target) {
     return;
   }
   // Writers push before they release, so the notices are in this node's
-  // rings already; waiting only guards against a late flush.
+  // rings already; waiting only guards against a late flush.  Those the
+  // target does not require are applied too: invalidated early, a page
+  // read without a lock (Barnes' tree walk) is seen stale less often.
   apply_pushed_notices();
   if (!covered())
     sync::backoff_until(
@@ -138,6 +134,7 @@ void Hlrc::apply_pushed_notices() {
     std::lock_guard<std::mutex> g(pending_mu_);
     s.intervals.swap(pending_);
   }
+  if (s.intervals.empty() && learn_at_barrier_.empty()) return;  // nothing arrived, nothing held back
   apply_notices(s);
 }
 

@@ -139,4 +139,16 @@ uint32_t NoticeStore::vc_of(int w) const {
   return vc_[w];
 }
 
+bool NoticeStore::covers(const VClock &target, int self) const {
+  std::lock_guard<std::mutex> g(mu_);
+  for (size_t w = 0; w < vc_.size(); ++w)
+    if ((int)w != self && vc_[w] < target[w]) return false;
+  return true;
+}
+
+void NoticeStore::copy_vc(uint32_t *out) const {
+  std::lock_guard<std::mutex> g(mu_);
+  std::copy(vc_.begin(), vc_.end(), out);
+}
+
 }  // namespace rdsm

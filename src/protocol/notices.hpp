@@ -76,6 +76,11 @@ class NoticeStore {
 
   VClock vc() const;
   uint32_t vc_of(int w) const;
+  // Whether every writer but `self` is known up to target[w] (no copy of
+  // the vc: a lock acquire asks this first).
+  bool covers(const VClock &target, int self) const;
+  // The vc into out[0..nodes).
+  void copy_vc(uint32_t *out) const;
 
  private:
   mutable std::mutex mu_;
