@@ -423,6 +423,7 @@ void Hlrc::close_interval() {
   // (and a copy counted after this load is found at the next release):
   // the release then costs one load, not one per untracked page.
   if (scan_) collect_scanned_writes();
+  read_run_.end_chain();  // strided reads of later intervals start new chains of columns
   // The log of first copies names the pages in the usual case; every
   // untracked page is looked at only when it cannot (first_copy_log.cpp).
   bool recheck = false;

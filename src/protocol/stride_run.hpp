@@ -11,7 +11,7 @@
 // row, then the next page of every row (a node's column block spans a few
 // pages of each row).  A run that starts on the page after the ones the
 // last run of the same stride covered in some row (in any row: the column
-// after those) widens that chain of columns; the width so learnt is kept per stride, and the next run that
+// after those), in the same interval, widens that chain of columns; the width so learnt is kept per stride, and the next run that
 // starts a chain of that stride (the next transpose) is as wide at once:
 // each row's pages come in one read and one mapping, and the runs of the
 // later columns never happen.
@@ -63,6 +63,12 @@ class StrideRun {
   // stride: 1, or the width learnt for the stride when the run starts a
   // chain of columns.
   size_t width() const { return width_; }
+
+  // An interval ended: the next run starts a new chain.  Columns read one
+  // after another within an interval are one chain (a transpose); the
+  // same columns read in later intervals are not (LU reads the next column
+  // of blocks at each step, after the last step rewrote what it read).
+  void end_chain() { chain_stride_ = 0; }
 
  private:
   void start_columns(ptrdiff_t first, ptrdiff_t s) {

@@ -123,4 +123,21 @@ TEST(StrideRun, UnrelatedRunOfTheSameStrideDoesNotWiden) {
   EXPECT_EQ(r.width(), 1u);
 }
 
+// LU: the next column of blocks is read at the next step, in a later
+// interval, after the last step rewrote the rows: not a wider row.
+TEST(StrideRun, ColumnsOfDifferentIntervalsDoNotWiden) {
+  StrideRun r;
+  for (size_t p : {16, 80}) r.observe(p);
+  ASSERT_EQ(r.observe(144), 64);
+  r.advanced(144, 8);
+  r.end_chain();
+  for (size_t p : {17, 81}) r.observe(p);
+  ASSERT_EQ(r.observe(145), 64);
+  r.advanced(145, 8);
+  r.end_chain();
+  for (size_t p : {4112, 4176}) r.observe(p);
+  ASSERT_EQ(r.observe(4240), 64);
+  EXPECT_EQ(r.width(), 1u);
+}
+
 }  // namespace
