@@ -322,10 +322,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     // the same home along, to be opened for writing with this one.
     size_t stream = write ? write_stream(page) : 0;
     if (stream) {
-      // Not the pages opened ahead for nothing lately (write_ahead.cpp).
-      while (extra < stream && can_prefetch((ptrdiff_t)(page + 1 + extra), home) &&
-             opened_unwritten_[page + 1 + extra] < kOpenedUnwrittenLimit)
-        ++extra;
+      while (extra < stream && can_fetch_to_open(page + 1 + extra, home)) ++extra;
     } else if (cfg_.prefetch == PrefetchAxis::adaptive) {
       // A stream starts with two misses in a row: one miss says nothing of
       // the pages after it.

@@ -295,9 +295,7 @@ class Hlrc final : public Protocol {
   // pages after it are opened as kept pages too, and in a run of write
   // faults at a constant stride, the valid pages along the stride; mu_ held.
   void open_write_window(size_t page);
-  // The strided case of open_write_window: follows the run of write faults
-  // and opens the pages along its stride.
-  void open_strided_window(size_t page);
+  void open_strided_window(size_t page);  // open_write_window's strided case: pages along the run's stride
   // The dense case (WriteAheadAxis::dense): a write fault on a page of
   // `home` among enough writable pages of its group opens the group's
   // other pages of other homes, fetching the missing ones of `home`; mu_
@@ -305,6 +303,7 @@ class Hlrc final : public Protocol {
   void open_dense_group(size_t page, int home, bool can_poll);
   static constexpr size_t kDenseGroup = 16, kDenseTrigger = 3;
   bool can_open_ahead(ptrdiff_t q) const;  // page q (maybe out of range): a valid copy open_ahead may open
+  bool can_fetch_to_open(size_t q, int home);  // q is missing, and open_ahead would take it once fetched
   StrideRun write_run_;  // the run of write faults at a constant stride
   // Opens [first, first + count), valid copies (read-only, or fetched, unmapped), as kept pages written ahead; mu_ held.
   void open_ahead(size_t first, size_t count);

@@ -107,6 +107,8 @@
 
 #include "common/error.hpp"
 #include "common/fault_inject.hpp"
+#include "fabric/masked_copy.hpp"
+#include "protocol/diff.hpp"
 #include "protocol/hlrc.hpp"
 #include "protocol/msg_types.hpp"
 #include "sync/locks.hpp"
@@ -328,22 +330,13 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
 
 void Hlrc::take_unwritten_bytes(size_t p, int old) {
   uint8_t home_copy[kPageBytes];
+  uint64_t mine_mask[kPageBytes / 64];
   f_.get(old, data_seg_.id, p * kPageBytes, home_copy, kPageBytes);
-  uint8_t *mine = region_->sys_page(p);
-  const uint8_t *base = twin(p);
-  // A word at a time: the bytes that differ from the twin are this node's.
-  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-  for (size_t i = 0; i < kPageBytes; i += sizeof(uint64_t)) {
-    uint64_t m, b, h;
-    memcpy(&m, mine + i, sizeof m);
-    memcpy(&b, base + i, sizeof b);
-    memcpy(&h, home_copy + i, sizeof h);
-    uint64_t d = m ^ b;
-    uint64_t high = (((d & kLow7) + kLow7) | d) & ~kLow7;  // top bit of each byte that differs
-    uint64_t mask = (high >> 7) * 0xff;
-    m = (m & mask) | (h & ~mask);
-    memcpy(mine + i, &m, sizeof m);
-  }
+  // The bytes that differ from the twin are this node's: a diff of the
+  // page, applied to the home's copy here instead of there.
+  diff_change_mask(twin(p), region_->sys_page(p), kPageBytes, mine_mask);
+  fabric::masked_copy(home_copy, region_->sys_page(p), mine_mask, kPageBytes);
+  memcpy(region_->sys_page(p), home_copy, kPageBytes);
 }
 
 void Hlrc::settle_withheld() {

@@ -65,6 +65,13 @@ bool Hlrc::can_open_ahead(ptrdiff_t q) const {
          opened_unwritten_[q] < kOpenedUnwrittenLimit;
 }
 
+bool Hlrc::can_fetch_to_open(size_t q, int home) {
+  // A missing page (can_prefetch) has no twin and is not kept: once fetched,
+  // only the record of waste can keep open_ahead from taking it, and a page
+  // fetched and not opened would stay unmapped.
+  return can_prefetch((ptrdiff_t)q, home) && opened_unwritten_[q] < kOpenedUnwrittenLimit;
+}
+
 void Hlrc::open_write_window(size_t page) {
   if (cfg_.write_ahead == WriteAheadAxis::off || kept_.empty()) return;
   size_t limit = write_stream(page), n = 0;
@@ -82,12 +89,9 @@ void Hlrc::open_dense_group(size_t page, int home, bool can_poll) {
   // The group's missing pages of the same home, in runs, not waited for
   // (one that is not new enough there is left to its own fault).  Each is
   // opened below, which maps it: only those open_ahead will take.
-  auto fetchable = [&](size_t q) {
-    return can_prefetch((ptrdiff_t)q, home) && opened_unwritten_[q] < kOpenedUnwrittenLimit;
-  };
   for (size_t q = first; q < end;) {
     size_t n = 0;
-    while (q + n < end && fetchable(q + n)) ++n;
+    while (q + n < end && can_fetch_to_open(q + n, home)) ++n;
     if (n == 0) {
       ++q;
       continue;

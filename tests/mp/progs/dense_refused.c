@@ -14,32 +14,16 @@
  *   rdsm run -n 3 --protocol rdsm dense_refused
  * Prints PASS or FAIL (exit status 1 on FAIL; a node faulting for ever is
  * ended by the launcher's --timeout). */
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "rdsm.h"
+#include "schedule_test.h"
 
 enum { kGroup = 16, kSpare = 12, kRounds = 3 };
 
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const int me = rdsm_rank();
-  if (rdsm_nodes() != 3) {
-    if (me == 0) fprintf(stderr, "usage: rdsm run -n 3 dense_refused\n");
-    rdsm_finalize();
-    return 2;
-  }
+  require_nodes(3, "dense_refused");
   const size_t psz = rdsm_page_size();
-  if (me == 0) {
-    unsigned char *p = (unsigned char *)rdsm_malloc_placed(2 * kGroup * psz, RDSM_PLACE_LOCAL);
-    memset(p, 1, 2 * kGroup * psz);
-    rdsm_publish_root(0, p);
-  }
-  rdsm_barrier();
-  unsigned char *base = (unsigned char *)rdsm_root(0);
-  uintptr_t span = (uintptr_t)kGroup * psz;  /* the region's base is aligned */
-  unsigned char *g = (unsigned char *)(((uintptr_t)base + span - 1) / span * span);
+  unsigned char *g = aligned_group(pages_of_node0(2 * kGroup, 1), kGroup);
   const int written[3] = {0, 3, 7};
   int bad = 0;
   for (int round = 1; round <= kRounds && !bad; ++round) {

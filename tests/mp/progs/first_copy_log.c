@@ -16,11 +16,9 @@
  *
  *   RDSM_FAULT=first_copy_log:1:1:delay rdsm run -n 2 --protocol rdsm first_copy_log
  * Prints PASS or FAIL (exit status 1 on FAIL). */
-#include <stdio.h>
-#include <string.h>
 #include <time.h>
 
-#include "rdsm.h"
+#include "schedule_test.h"
 
 enum { kLock = 1, kLen = 200 };
 
@@ -33,19 +31,8 @@ static double seconds(void) {
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const int me = rdsm_rank();
-  if (rdsm_nodes() != 2) {
-    if (me == 0) fprintf(stderr, "usage: rdsm run -n 2 first_copy_log\n");
-    rdsm_finalize();
-    return 2;
-  }
-  const size_t psz = rdsm_page_size();
-  if (me == 0) {
-    unsigned char *p = (unsigned char *)rdsm_malloc_placed(psz, RDSM_PLACE_LOCAL);
-    memset(p, 1, psz); /* untracked: nobody has copied P */
-    rdsm_publish_root(0, p);
-  }
-  rdsm_barrier(); /* 1 */
-  unsigned char *p = (unsigned char *)rdsm_root(0);
+  require_nodes(2, "first_copy_log");
+  unsigned char *p = pages_of_node0(1, 1); /* barrier 1; untracked: nobody has copied P */
   int bad = 0;
   if (me == 1) {
     /* The first copy; held between its count and its log entry. */

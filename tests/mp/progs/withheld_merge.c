@@ -16,12 +16,9 @@
  *
  *   rdsm run -n 3 --protocol rdsm withheld_merge
  * Prints PASS or FAIL (exit status 1 on FAIL). */
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 #include <time.h>
 
-#include "rdsm.h"
+#include "schedule_test.h"
 
 enum { kPages = 64, kGroup = 16, kHomeByte = 5, kWorkerByte = 6, kOtherByte = 7 };
 
@@ -38,23 +35,11 @@ static int check(const unsigned char *page, size_t from, size_t to, int want, co
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const int me = rdsm_rank();
-  if (rdsm_nodes() != 3) {
-    if (me == 0) fprintf(stderr, "usage: rdsm run -n 3 withheld_merge\n");
-    rdsm_finalize();
-    return 2;
-  }
+  require_nodes(3, "withheld_merge");
   const size_t psz = rdsm_page_size();
-  if (me == 0) {
-    unsigned char *p = (unsigned char *)rdsm_malloc_placed(kPages * psz, RDSM_PLACE_LOCAL);
-    memset(p, 1, kPages * psz); /* untracked: nobody has copied them */
-    rdsm_publish_root(0, p);
-  }
-  rdsm_barrier(); /* 1 */
-  unsigned char *base = (unsigned char *)rdsm_root(0);
-  /* The first page of an aligned group (the region's base is aligned). */
-  uintptr_t span = (uintptr_t)kGroup * psz;
-  unsigned char *g1 = (unsigned char *)(((uintptr_t)base + span - 1) / span * span);
-  unsigned char *g2 = g1 + span;
+  unsigned char *base = pages_of_node0(kPages, 1); /* barrier 1 */
+  unsigned char *g1 = aligned_group(base, kGroup);
+  unsigned char *g2 = g1 + (size_t)kGroup * psz;
   unsigned char *p1 = g1 + 3 * psz, *p2 = g2 + 5 * psz, *q2 = g2 + 9 * psz;
   if (me == 1) {
     for (int i = 0; i < 2 * kGroup; ++i) memset(g1 + (size_t)i * psz + 200, kWorkerByte, 100);

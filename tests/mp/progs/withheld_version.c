@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rdsm.h"
+#include "schedule_test.h"
 
 enum { kLock = 0, kW = 2048, kX = 3000, kLen = 100 };
 
@@ -49,11 +49,7 @@ static int check(const unsigned char *p, size_t from, unsigned char want, const 
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const int me = rdsm_rank();
-  if (rdsm_nodes() != 3) {
-    if (me == 0) fprintf(stderr, "usage: rdsm run -n 3 withheld_version\n");
-    rdsm_finalize();
-    return 2;
-  }
+  require_nodes(3, "withheld_version");
   const size_t psz = rdsm_page_size();
   if (me == 0) {
     unsigned char *p = (unsigned char *)rdsm_malloc_placed(psz, RDSM_PLACE_LOCAL);

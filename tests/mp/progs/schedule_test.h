@@ -1,0 +1,40 @@
+/* Pieces shared by the programs that build one protocol schedule
+ * (withheld_version, first_copy_log, withheld_merge, dense_refused). */
+#ifndef RDSM_TESTS_SCHEDULE_TEST_H
+#define RDSM_TESTS_SCHEDULE_TEST_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdsm.h"
+
+/* The schedule needs exactly `nodes` nodes: otherwise a usage line and
+ * exit status 2. */
+static inline void require_nodes(int nodes, const char *prog) {
+  if (rdsm_nodes() == nodes) return;
+  if (rdsm_rank() == 0) fprintf(stderr, "usage: rdsm run -n %d %s\n", nodes, prog);
+  rdsm_finalize();
+  exit(2);
+}
+
+/* `pages` pages homed at node 0, which fills them with `fill` before
+ * anyone copies them (it writes them untracked), published as root 0;
+ * every node gets them after a barrier. */
+static inline unsigned char *pages_of_node0(size_t pages, unsigned char fill) {
+  if (rdsm_rank() == 0) {
+    unsigned char *p = (unsigned char *)rdsm_malloc_placed(pages * rdsm_page_size(), RDSM_PLACE_LOCAL);
+    memset(p, fill, pages * rdsm_page_size());
+    rdsm_publish_root(0, p);
+  }
+  rdsm_barrier();
+  return (unsigned char *)rdsm_root(0);
+}
+
+/* The first page at or after `p` that starts an aligned group of `group`
+ * pages (the region's base is aligned, so addresses tell). */
+static inline unsigned char *aligned_group(unsigned char *p, size_t group) {
+  uintptr_t span = (uintptr_t)group * rdsm_page_size();
+  return (unsigned char *)(((uintptr_t)p + span - 1) / span * span);
+}
+#endif
