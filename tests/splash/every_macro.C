@@ -51,6 +51,7 @@ struct shared_state {
   GSDEC(gs)
   long taken[2][NSUBS];
   long *no_semicolon;
+  long *cell_counts;           /* [process][cell]: each process's own increments */
 };
 
 struct condvar_pool {
@@ -87,15 +88,35 @@ void worker(void) {
 
   BARRIER(G->all, P)
 
-  /* Locks: increments of shared cells, each under its cell's lock. */
+  /* Locks: increments of shared cells, each under its cell's lock.  A
+   * process never reads a cell below the value it wrote there itself (it
+   * holds the lock, so the cell is at least that new); each counts its own
+   * increments, so that a lost one is found with its cell. */
   {
     unsigned long seed = 12345 + (unsigned long)id;
-    for (i = 0; i < N; i++) {
-      long c = (long)(next_random(&seed) % NCELLS);
-      ALOCK(G->cell_locks, c % NLOCKS)
-      G->cells[c] += 1;
-      AULOCK(G->cell_locks, c % NLOCKS)
+    long *mine = (long *)calloc(NCELLS, sizeof(long)), *wrote = (long *)calloc(NCELLS, sizeof(long));
+    long stale = 0;
+    if (!mine || !wrote) {
+      printf("every_macro: out of memory\n");
+      exit(1);
     }
+    for (i = 0; i < N; i++) {
+      long c = (long)(next_random(&seed) % NCELLS), v;
+      ALOCK(G->cell_locks, c % NLOCKS)
+      v = G->cells[c];
+      G->cells[c] = v + 1;
+      AULOCK(G->cell_locks, c % NLOCKS)
+      if (v < wrote[c] && stale++ < 3)
+        printf("FAIL every_macro: process %d, increment %ld: cell %ld (byte %ld of its page) read as %ld under its "
+               "lock, below the %ld this process wrote there\n",
+               id, i, c, (long)((unsigned long)&G->cells[c] % 4096), v, wrote[c]);
+      wrote[c] = v + 1;
+      mine[c]++;
+    }
+    if (stale) fail("reads of a cell below a value written before under its lock", stale, 0);
+    for (i = 0; i < NCELLS; i++) G->cell_counts[id * NCELLS + i] = mine[i];
+    free(mine);
+    free(wrote);
     /* AGETL names a lock of the array for the plain lock macros.  Its
      * cell is its own: a cell written under two different locks would be a
      * data race, and an update could be lost under any memory model. */
@@ -288,6 +309,8 @@ int main(int argc, char **argv) {
   GSINIT(G->gs)
   G->no_semicolon = (long *) G_MALLOC(64 * sizeof(long))  /* as some SPLASH programs write it */
   G->no_semicolon[63] = 1;
+  G->cell_counts = (long *)G_MALLOC(MAX_PROCS * NCELLS * sizeof(long));
+  memset(G->cell_counts, 0, MAX_PROCS * NCELLS * sizeof(long));
 
   /* Thousands of condition variables, initialised three times over: the
    * same addresses keep their identities (no lock ids are used up). */
@@ -305,7 +328,20 @@ int main(int argc, char **argv) {
   {
     long total = 0, want = (long)P * N;
     for (i = 0; i < NCELLS; i++) total += G->cells[i];
-    if (total != want) fail("sum of the lock-protected cells", total, want);
+    if (total != want) {
+      int shown = 0, k;
+      fail("sum of the lock-protected cells", total, want);
+      for (i = 0; i < NCELLS && shown < 10; i++) {
+        long made = 0;
+        for (k = 0; k < P; k++) made += G->cell_counts[k * NCELLS + i];
+        if (G->cells[i] == made) continue;
+        shown++;
+        printf("  cell %d (byte %ld of its page): %ld, but the processes made %ld increments:", i,
+               (long)((unsigned long)&G->cells[i] % 4096), G->cells[i], made);
+        for (k = 0; k < P; k++) printf(" %ld", G->cell_counts[k * NCELLS + i]);
+        printf("\n");
+      }
+    }
     if (G->agetl_cell != P) fail("cell under the lock named by AGETL", G->agetl_cell, P);
     if (G->next_id != P) fail("ids handed out under a lock", G->next_id, P);
     {
