@@ -145,9 +145,17 @@ bool scan_written(int pagemap_fd, const uint8_t *base, const uint8_t *addr, size
     a.end = end;
     a.vec = reinterpret_cast<uintptr_t>(vec);
     a.vec_len = kRegions;
-    // Present pages only: a page table entry the kernel never filled (or
-    // one dropped by an invalidation) reads as "not write-protected".
-    a.category_mask = a.return_mask = PAGE_IS_WRITTEN | PAGE_IS_PRESENT;
+    // Written pages with an entry: present, or being migrated to another
+    // frame (memory compaction), whose entry is a swap-like migration
+    // entry until the move ends.  Present only would miss a page written
+    // and then caught mid-move by the scan: its writes would never be
+    // sent.  A page table entry the kernel never filled (or one dropped by
+    // an invalidation) has neither and reads as "not write-protected", so
+    // it must not match.  The write protection the scan sets on a
+    // migration entry carries over to the page's new mapping.
+    a.category_mask = PAGE_IS_WRITTEN;
+    a.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED;
+    a.return_mask = PAGE_IS_WRITTEN;
     long n = ioctl(pagemap_fd, PAGEMAP_SCAN, &a);
     if (n < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;

@@ -39,6 +39,7 @@ struct pm_scan_arg {
 #define PAGE_IS_WPALLOWED (1 << 0)
 #define PAGE_IS_WRITTEN (1 << 1)
 #define PAGE_IS_PRESENT (1 << 3)
+#define PAGE_IS_SWAPPED (1 << 4)
 #endif
 
 namespace rdsm::uffd {
