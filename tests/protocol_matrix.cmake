@@ -219,6 +219,18 @@ foreach(variant "async:lock=atomic" "genima:lock=manager")
   endforeach()
 endforeach()
 
+# Lock-protected counters (tests/mp/progs/lock_counters.c): every node
+# increments counters of three pages at random, each under its own lock, and
+# every round's total is checked; a wrong one lists the counters that lost
+# increments.  Under every preset at 4 nodes.
+foreach(protocol ${RDSM_TEST_PROTOCOLS})
+  set(name lock_counters.${protocol}.n4)
+  add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n 4 --protocol ${protocol} --timeout 120 --quiet
+                                $<TARGET_FILE:mp_lock_counters> 10 200)
+  set_tests_properties(${name} PROPERTIES LABELS "mp;trylock" TIMEOUT 150 PASS_REGULAR_EXPRESSION "PASS lock_counters"
+                                          FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
+endforeach()
+
 # Multi-threaded nodes (--threads, api/node_threads.hpp): the stress, SOR and
 # LU with every compute thread a worker, under every preset, at 2 nodes x 2
 # threads (both handler modes: the threads of a node share its protocol state

@@ -8,8 +8,8 @@
 # once in thousands of ordinary runs.
 #
 #   usage: tools/compaction_stress.sh RUNS PATTERN command [args...]
-#   e.g.   RDSM_PROTOCOL=genima RDSM_LOCKS=12000 \
-#            tools/compaction_stress.sh 2000 '^PASS' build/tests/splash_every_macro -p 4
+#   e.g.   tools/compaction_stress.sh 300 '^PASS' build/rdsm run -n 4 --quiet \
+#            --protocol genima build/tests/mp/progs/lock_counters 200 500
 #
 # A run fails when its output does not match PATTERN (grep -E) or has a
 # line starting with FAIL; the first lines of each failure are printed.
