@@ -9,8 +9,8 @@
  *
  *   usage: lock_counters [ROUNDS [INCREMENTS_PER_ROUND]]
  *
- * With tools/compaction_stress.sh it is the fast reproducer of lost updates
- * under page migration (docs/limits.md).
+ * With tools/compaction_stress.sh it is meant to reproduce the lost updates
+ * under page migration (docs/limits.md); it has not lost any there yet.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +21,8 @@
 #define COUNTERS 1000
 
 /* The counters start 512 bytes into the block and run over three pages,
- * the last of which also holds node 0's verdict: the layout with which
- * lost updates were reproduced (docs/limits.md). */
+ * the last of which also holds node 0's verdict: the layout of the program
+ * that lost updates under page migration (docs/limits.md). */
 struct shared {
   long header[64];
   long counters[COUNTERS];
