@@ -3,9 +3,13 @@
 # pause (every page that can move is migrated, over and over), and counts
 # the runs that fail.  A job's pages then change their physical frames
 # under it while it runs, as they do now and then on a machine short of
-# contiguous memory (a busy CI host): a protocol or memory backend that
-# loses a write when a page moves shows it here within minutes instead of
-# once in thousands of ordinary runs.
+# contiguous memory (a busy CI host).  A page being moved holds every
+# process that touches it until the move ends, so a process is held at
+# random memory accesses, in the middle of a protocol step: a race between
+# two steps of different nodes that ordinary runs hit once in thousands
+# shows here within minutes (a second copy of an untracked home page taken
+# while the first was not yet announced did, first_copy_log.cpp), as would
+# a memory backend that loses a write when a page moves.
 #
 #   usage: tools/compaction_stress.sh RUNS PATTERN command [args...]
 #   e.g.   tools/compaction_stress.sh 300 '^PASS' build/rdsm run -n 4 --quiet \
@@ -17,7 +21,7 @@
 # failed.
 set -uo pipefail
 if [ $# -lt 3 ]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 runs=$1 pattern=$2

@@ -16,7 +16,7 @@ constexpr long kDelayMs = 300;  // how long "delay" holds the node
 
 const char *const kPoints[] = {"fetch",      "fetch_serve",    "diff_version", "diff_apply",
                                "whole_page", "lock_held",      "barrier",      "home_claim",
-                               "home_migration", "refresh",    "first_copy_log"};
+                               "home_migration", "refresh",    "copy_counted", "first_copy_log"};
 
 // Appends text or a number to a fixed buffer: no formatting library, so
 // that a point reached in the signal handler dies with signal-safe calls only.

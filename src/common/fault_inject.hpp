@@ -25,8 +25,10 @@
 //                   pages of one barrier's moves (new home, old home or any
 //                   other node that held a copy)
 //   refresh         an acquire refreshing re-read pages (adaptive prefetch)
-//   first_copy_log  a fetcher's first copy of a page counted at the page's
-//                   home, not yet logged there (one-sided fetches)
+//   copy_counted    a fetcher's copy of a page the home writes untracked,
+//                   counted in the page's word at its home, not yet in the
+//                   home's count of first copies (one-sided fetches)
+//   first_copy_log  such a copy counted there too, not yet logged there
 #pragma once
 #include <string>
 

@@ -3,30 +3,44 @@
 // A home writes a page nobody has copied without tracking it (hlrc.hpp,
 // untracked_): no write fault, no twin, no notice.  At every release it must
 // find those pages that have been copied since, and from then on track them.
-// A fetcher that counts a page's first copy adds one to the home's count of
-// first copies, so a release whose count is unchanged costs one load.  But
-// a count that moved used to make the release look at every untracked page
-// (a load of each page's word), and it moves often: Ocean's readers drop
-// their copies of a boundary row at each notice and copy it afresh, a first
-// copy again, at every one of its 25,000 barriers, while the home has
-// thousands of untracked interior pages.
 //
-// So the fetcher also logs the page: after its add (which returned the
-// entry's index) it compares-and-swaps the entry's word, in a ring of
-// kFirstCopyLog words after the count, from 0 to a tag of the index and the
-// page.  The home's release takes the entries from the count it saw last to
-// the count it sees now, each swapped back to 0, and looks at their pages
-// only.  Whatever the log cannot say (more entries than the ring holds, an
-// entry whose fetcher has added but not yet swapped, a word left over from
-// such a fetcher that made a later fetcher's swap fail) shows as an entry
-// without its tag: the release then looks at every untracked page as
-// before, which is always right.  The order of the fetcher's steps (the
+// The home makes a page untracked only by setting the `untracked` bit of
+// its word in the same atomic step in which it sees no copy counted there
+// (claim_untracked); the bit goes when the page is tracked again.  Every
+// fetcher counts its copy in the word first, and one that finds the bit set
+// (the home may be writing the page unnoticed) announces its copy before it
+// reads the page: it adds one to the home's count of first copies, so a
+// release whose count is unchanged costs one load.  Every such fetcher, not
+// only the one that found no copy counted: a second fetcher that relied on
+// the first one's announcement could read the page while the first was
+// still between its two adds, and a release in that gap would see the count
+// unchanged and go on writing the page unnoticed while the second copy
+// went stale (a lost update under a lock).  A page the home tracks needs no
+// announcement: its writes are noticed, and it cannot become untracked while
+// a copy is counted.
+//
+// A count that moved used to make the release look at every untracked page
+// (a load of each page's word), and it moves often: Ocean's readers drop
+// their copies of a boundary row at each notice and copy it afresh at every
+// one of its 25,000 barriers, while the home has thousands of untracked
+// interior pages.  So the fetcher also logs the page: after its add (which
+// returned the entry's index) it compares-and-swaps the entry's word, in a
+// ring of kFirstCopyLog words after the count, from 0 to a tag of the index
+// and the page.  The home's release takes the entries from the count it saw
+// last to the count it sees now, each swapped back to 0, and looks at their
+// pages only.  Whatever the log cannot say (more entries than the ring
+// holds, an entry whose fetcher has added but not yet swapped, a word left
+// over from such a fetcher that made a later fetcher's swap fail) shows as
+// an entry without its tag: the release then looks at every untracked page
+// as before, which is always right.  The order of the fetcher's steps (the
 // page's word, the count, the entry, then the read of the page) keeps the
 // argument of close_interval: a home that does not see the count moved
-// knows no untracked page was copied; one that sees it and the entry knows
-// which page; one that sees it but not the entry looks at them all.
+// knows that every copy of an untracked page counted since is read after
+// its load, so holds its stores; one that sees it and the entry knows which
+// page; one that sees it but not the entry looks at them all.
 #include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
+#include "protocol/page_word.hpp"
 
 namespace rdsm {
 
@@ -41,8 +55,18 @@ uint64_t log_offset(size_t pages, uint64_t index, uint64_t ring) {
 }
 }  // namespace
 
+bool Hlrc::claim_untracked(size_t page, bool *fenced) {
+  if (fenced && !*fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (fenced) *fenced = true;
+  std::atomic_ref<uint64_t> word = copies_here(page);
+  uint64_t w = word.load(std::memory_order_seq_cst);
+  while (page_word::copies(w) == 0)
+    if (word.compare_exchange_weak(w, w | page_word::kUntracked, std::memory_order_seq_cst)) return true;
+  return false;
+}
+
 void Hlrc::count_first_copy(int home, size_t page, uint64_t before) {
-  if ((before & page_word::kCopiesMask) != 0) return;
+  if (!(before & page_word::kUntracked)) return;
   if (home == self_) {
     uint64_t index = first_copies_here().fetch_add(1, std::memory_order_seq_cst);
     uint64_t empty = 0;
@@ -50,6 +74,7 @@ void Hlrc::count_first_copy(int home, size_t page, uint64_t before) {
     std::atomic_ref<uint64_t>(entry).compare_exchange_strong(empty, first_copy_tag(index, page),
                                                              std::memory_order_seq_cst);
   } else {
+    fault_point("copy_counted");
     uint64_t index = f_.fetch_add(home, copies_seg_.id, pages_ * sizeof(uint64_t), 1);
     fault_point("first_copy_log");
     f_.cas(home, copies_seg_.id, log_offset(pages_, index, kFirstCopyLog), 0, first_copy_tag(index, page));
@@ -84,6 +109,7 @@ void Hlrc::unlist_untracked(size_t page) {
   untracked_list_[at] = last;
   untracked_[last] = at + 1;
   untracked_[page] = 0;
+  copies_here(page).fetch_and(~page_word::kUntracked, std::memory_order_seq_cst);
 }
 
 void Hlrc::track_copied_page(uint32_t page) {

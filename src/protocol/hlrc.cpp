@@ -348,13 +348,13 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
   add(write ? stats().write_faults : stats().read_faults);
   if (trace::on())
     trace::record(write ? trace::Kind::write_fault : trace::Kind::read_fault, traced_from, now_ns(), (uint32_t)page);
-  if (!scan_ && home == self_ && !copied_at_home(page) && !races_) {
+  if (!scan_ && !races_ && home == self_ && claim_untracked(page)) {
     // Nobody has a copy: the home may write without noticing (see hlrc.hpp),
     // and so it may the home pages after it that nobody has copied either:
     // one fault and one protection change for a run of them.
     size_t n = 1;
     while (n < kHomeFaultRun && page + n < pages_ && home_[page + n] == self_ && state_[page + n] != kWritable &&
-           !copied_at_home(page + n))
+           claim_untracked(page + n))
       ++n;
     for (size_t q = page; q < page + n; ++q) {
       home_starts_writing(q);

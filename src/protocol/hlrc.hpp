@@ -408,7 +408,8 @@ class Hlrc final : public Protocol {
   static constexpr uint64_t kFirstCopyLog = 256;  // entries of the log
   std::atomic_ref<uint64_t> first_copies_here() { return copies_here(pages_); }
   // A copy of `page` was just counted at its home `home`, whose word was
-  // `before`: a first copy is counted and logged there too.
+  // `before`: a copy of a page the home writes untracked is counted among
+  // the first copies and logged there too.
   void count_first_copy(int home, size_t page, uint64_t before);
   // The pages logged as first copies from `from` to `to` that this home was
   // writing untracked become tracked; false if the log cannot say them all.
@@ -419,15 +420,12 @@ class Hlrc final : public Protocol {
   PageArray<uint32_t> untracked_;  // an untracked page's index in untracked_list_ plus one; 0: tracked
   PageArray<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
-  // Whether no other node holds a copy of this home page, read after one
-  // fence per release (`fenced`): the fence orders the application's plain
-  // stores before the load of the count, so either the home sees a copy or
-  // the copy holds those stores (close_interval).
-  bool uncopied_after_fence(size_t page, bool &fenced) {
-    if (!fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
-    fenced = true;
-    return !copied_at_home(page);
-  }
+  // Marks this home page untracked in its word if nobody's copy is counted
+  // there, in one atomic step (first_copy_log.cpp); false if one is.  After
+  // one fence per release (`fenced`, if given): the fence orders the
+  // application's plain stores before the load of the count, so either the
+  // home sees a copy or the copy holds those stores (close_interval).
+  bool claim_untracked(size_t page, bool *fenced = nullptr);
   void mark_untracked(size_t page) {
     if (untracked_[page]) return;
     untracked_list_[untracked_count_++] = (uint32_t)page;

@@ -252,7 +252,7 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     uint64_t seen = f_.cas(dir, dir_seg_.id, p * sizeof(uint64_t), (uint64_t)old + 1, (uint64_t)self_ + 1);
     if (seen != (uint64_t)old + 1)
       fatal("internal error: the directory of page %zu names node %d, not the old home %d", p, (int)seen - 1, old);
-    if (!scan_ && !copied_at_home(p) && !races_) {
+    if (!scan_ && !races_ && claim_untracked(p)) {
       // Nobody has counted a copy here yet: write it untracked, as a home
       // page nobody copied (hlrc.hpp).
       home_starts_writing(p);

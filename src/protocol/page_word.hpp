@@ -2,24 +2,27 @@
 // `copies` segment), read and changed by remote atomics from any node and
 // by local atomics at the home.  It packs what the home must know of the
 // page's readers and writers:
-//   copies  (bits 0..19)  live copies counted at the home (hlrc.hpp: a home
+//   copies  (bits 0..18)  live copies counted at the home (hlrc.hpp: a home
 //                         page nobody copied needs no write notices);
+//   untracked (bit 19)    the home writes the page untracked: a fetcher
+//                         must announce its copy (first_copy_log.cpp);
 //   writers (bits 20..35) nodes writing diff runs into the home's copy now;
 //   whole   (bit 36)      a node is writing the whole page now;
 //   home    (bit 37)      the home's application may be writing its copy
 //                         (the page is writable there);
 //   gen     (bits 38..63) how many of those writes have completed (wraps).
-// Only `copies` is used unless whole-page writes are on (presets.hpp
-// WholeAxis); whole_page_writes.cpp says how the rest is used.  Counting a
-// copy out adds -1 to the whole word: the count is at least one then, so no
-// borrow reaches the other fields.
+// Only `copies` and `untracked` are used unless whole-page writes are on
+// (presets.hpp WholeAxis); whole_page_writes.cpp says how the rest is
+// used.  Counting a copy out adds -1 to the whole word: the count is at
+// least one then, so no borrow reaches the other fields.
 #pragma once
 #include <cstdint>
 
 namespace rdsm::page_word {
 
 constexpr uint64_t kCopy = 1;
-constexpr uint64_t kCopiesMask = (1ull << 20) - 1;
+constexpr uint64_t kCopiesMask = (1ull << 19) - 1;
+constexpr uint64_t kUntracked = 1ull << 19;
 constexpr uint64_t kWriter = 1ull << 20;
 constexpr uint64_t kWritersMask = ((1ull << 16) - 1) << 20;
 constexpr uint64_t kWhole = 1ull << 36;

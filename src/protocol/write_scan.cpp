@@ -39,7 +39,7 @@ void Hlrc::collect_scanned_writes() {
       // A home page nobody has a copy of needs no notice, and is left
       // writable, untracked (hlrc.hpp), by the same fence: either the home
       // sees a copy counted, or the copy holds these writes.
-      if (uncopied_after_fence(p, fenced)) {
+      if (claim_untracked(p, &fenced)) {
         mark_untracked(p);
         unwatch_.push_back(p);
         continue;
