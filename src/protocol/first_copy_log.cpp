@@ -60,9 +60,14 @@ bool Hlrc::claim_untracked(size_t page, bool *fenced) {
   if (fenced) *fenced = true;
   std::atomic_ref<uint64_t> word = copies_here(page);
   uint64_t w = word.load(std::memory_order_seq_cst);
-  while (page_word::copies(w) == 0)
-    if (word.compare_exchange_weak(w, w | page_word::kUntracked, std::memory_order_seq_cst)) return true;
-  return false;
+  do {
+    if (page_word::copies(w) != 0) return false;
+  } while (!word.compare_exchange_weak(w, w | page_word::kUntracked, std::memory_order_seq_cst));
+  if (!untracked_[page]) {
+    untracked_list_[untracked_count_++] = (uint32_t)page;
+    untracked_[page] = (uint32_t)untracked_count_;
+  }
+  return true;
 }
 
 void Hlrc::count_first_copy(int home, size_t page, uint64_t before) {

@@ -359,7 +359,6 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     for (size_t q = page; q < page + n; ++q) {
       home_starts_writing(q);
       state_[q] = kWritable;
-      mark_untracked(q);
     }
     region_->protect(page, n, Prot::read_write);
   } else if (write && !scan_) {

@@ -420,17 +420,14 @@ class Hlrc final : public Protocol {
   PageArray<uint32_t> untracked_;  // an untracked page's index in untracked_list_ plus one; 0: tracked
   PageArray<uint32_t> untracked_list_;
   size_t untracked_count_ = 0;
-  // Marks this home page untracked in its word if nobody's copy is counted
-  // there, in one atomic step (first_copy_log.cpp); false if one is.  After
-  // one fence per release (`fenced`, if given): the fence orders the
-  // application's plain stores before the load of the count, so either the
-  // home sees a copy or the copy holds those stores (close_interval).
+  // Makes this home page untracked if nobody's copy is counted at it:
+  // marks its word in the same atomic step as it sees the count at zero
+  // (first_copy_log.cpp) and lists it; false, changing nothing, if a copy
+  // is counted.  After one fence per release (`fenced`, if given): the
+  // fence orders the application's plain stores before the load of the
+  // count, so either the home sees a copy or the copy holds those stores
+  // (close_interval).
   bool claim_untracked(size_t page, bool *fenced = nullptr);
-  void mark_untracked(size_t page) {
-    if (untracked_[page]) return;
-    untracked_list_[untracked_count_++] = (uint32_t)page;
-    untracked_[page] = (uint32_t)untracked_count_;
-  }
   void unlist_untracked(size_t page);  // tracked from now on: off the list at once (first_copy_log.cpp)
   PageArray<uint8_t> copied_;  // this node has counted itself at the page's home
   // This node fetched the page before, or populated it (populate_copies):

@@ -257,7 +257,6 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
       // page nobody copied (hlrc.hpp).
       home_starts_writing(p);
       state_[p] = kWritable;
-      mark_untracked(p);
       batch.set(p, Prot::read_write);
     }
     became_home.push_back((uint32_t)p);

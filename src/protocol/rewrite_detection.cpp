@@ -88,7 +88,6 @@ bool Hlrc::untrack_uncopied_home_page(size_t page, bool &fenced) {
   if (scan_ || races_ || home_[page] != self_ || !claim_untracked(page, &fenced)) return false;
   kept_[page] = 0;
   free_twin(page);
-  mark_untracked(page);
   return true;
 }
 

@@ -40,7 +40,6 @@ void Hlrc::collect_scanned_writes() {
       // writable, untracked (hlrc.hpp), by the same fence: either the home
       // sees a copy counted, or the copy holds these writes.
       if (claim_untracked(p, &fenced)) {
-        mark_untracked(p);
         unwatch_.push_back(p);
         continue;
       }

@@ -143,34 +143,28 @@ set_tests_properties(mp.shared_kept_page PROPERTIES LABELS "mp;races" TIMEOUT 12
 # modes; most hold one node for 300 ms at a protocol point
 # (RDSM_FAULT=POINT:NODE:N:delay, `fault`; "-" for none) to make a rare
 # schedule certain.
-# Under the default preset with each handler; a further argument names
-# another preset to run it under as well (with the default handler).
+# Under the default preset with each handler; further arguments name other
+# presets to run it under as well (with their default handler).
 function(add_held_node_test prog nodes fault)
   if(fault STREQUAL "-")
     set(env "RDSM_FAULT=")
   else()
     set(env "RDSM_FAULT=${fault}")
   endif()
-  set(runs "rdsm interrupt" "rdsm poll")
-  foreach(preset ${ARGN})
-    list(APPEND runs "${preset} default")
+  set(names)
+  set(options)
+  foreach(handler interrupt poll)
+    list(APPEND names mp.${prog}.${handler})
+    list(APPEND options "--protocol rdsm --handler ${handler}")
   endforeach()
-  foreach(run ${runs})
-    separate_arguments(run)
-    list(GET run 0 preset)
-    list(GET run 1 handler)
-    if(preset STREQUAL "rdsm")
-      set(name mp.${prog}.${handler})
-    else()
-      set(name mp.${prog}.${preset})
-    endif()
-    set(handler_args --handler ${handler})
-    if(handler STREQUAL "default")
-      set(handler_args)
-    endif()
-    add_test(NAME ${name}
-             COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${preset} ${handler_args} --timeout 60 --quiet
-                     $<TARGET_FILE:mp_${prog}>)
+  foreach(preset ${ARGN})
+    list(APPEND names mp.${prog}.${preset})
+    list(APPEND options "--protocol ${preset}")
+  endforeach()
+  foreach(name option IN ZIP_LISTS names options)
+    separate_arguments(option)
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} ${option} --timeout 60 --quiet
+                                  $<TARGET_FILE:mp_${prog}>)
     set_tests_properties(${name} PROPERTIES LABELS mp TIMEOUT 90 PASS_REGULAR_EXPRESSION "PASS"
                          FAIL_REGULAR_EXPRESSION "FAIL" ENVIRONMENT "${env}")
   endforeach()
