@@ -354,7 +354,7 @@ class Hlrc final : public Protocol {
   // written" if other nodes' diffs landed since the twin was taken.
   void note_kept_home_change(size_t page);
   // Brings a kept home page's twin up to date, with the versions it holds.
-  void refresh_home_twin(size_t page);
+  void refresh_home_twin(size_t page, bool streaming = false);
   // The sum of the other nodes' version entries of a home page: it moves
   // whenever another node's diff lands (the diff comes before its version).
   uint32_t others_versions(size_t page);

@@ -1,6 +1,5 @@
 #include "protocol/page_compare.hpp"
 
-#include <atomic>
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -38,11 +37,6 @@ __attribute__((target("avx2"))) bool differ_avx2(const uint8_t *a, const uint8_t
 
 #endif
 
-// Found by whichever thread compares first (every thread finds the same).
-// An atomic rather than a function-local static: no initialiser guard, as
-// this also runs in the fault path.
-std::atomic<int> best{-1};
-
 bool differ_plain(const uint8_t *a, const uint8_t *b, size_t n) {
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
@@ -62,33 +56,17 @@ bool differ_plain(const uint8_t *a, const uint8_t *b, size_t n) {
 
 }  // namespace
 
-bool compare_isa_available(CompareIsa isa) {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (isa == CompareIsa::avx512) return __builtin_cpu_supports("avx512f");
-  if (isa == CompareIsa::avx2) return __builtin_cpu_supports("avx2");
-#endif
-  return isa == CompareIsa::plain;
-}
-
-bool pages_differ_with(CompareIsa isa, const uint8_t *a, const uint8_t *b, size_t n) {
+bool pages_differ_with(SimdIsa isa, const uint8_t *a, const uint8_t *b, size_t n) {
   if (n % 256 != 0) return differ_plain(a, b, n);  // 64-byte steps, then the tail
 #if defined(__x86_64__)
-  if (isa == CompareIsa::avx512) return differ_avx512(a, b, n);
-  if (isa == CompareIsa::avx2) return differ_avx2(a, b, n);
+  if (isa == SimdIsa::avx512) return differ_avx512(a, b, n);
+  if (isa == SimdIsa::avx2) return differ_avx2(a, b, n);
 #endif
   return differ_plain(a, b, n);
 }
 
 bool pages_differ(const uint8_t *a, const uint8_t *b, size_t n) {
-  int i = best.load(std::memory_order_relaxed);
-  if (i < 0) {
-    i = (int)(compare_isa_available(CompareIsa::avx512) ? CompareIsa::avx512
-              : compare_isa_available(CompareIsa::avx2) ? CompareIsa::avx2
-                                                         : CompareIsa::plain);
-    best.store(i, std::memory_order_relaxed);
-  }
-  return pages_differ_with((CompareIsa)i, a, b, n);
+  return pages_differ_with(best_simd_isa(), a, b, n);
 }
 
 }  // namespace rdsm

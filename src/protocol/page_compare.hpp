@@ -12,15 +12,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/simd_isa.hpp"
+
 namespace rdsm {
 
 // True iff a[0, n) and b[0, n) differ.
 bool pages_differ(const uint8_t *a, const uint8_t *b, size_t n);
 
 // One implementation by name, for the tests (each answers as pages_differ
-// does); false from available() where this CPU lacks the instructions.
-enum class CompareIsa : uint8_t { avx512, avx2, plain };
-bool compare_isa_available(CompareIsa isa);
-bool pages_differ_with(CompareIsa isa, const uint8_t *a, const uint8_t *b, size_t n);
+// does, on a CPU that has its instructions: simd_isa_available).
+bool pages_differ_with(SimdIsa isa, const uint8_t *a, const uint8_t *b, size_t n);
 
 }  // namespace rdsm

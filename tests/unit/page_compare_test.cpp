@@ -9,14 +9,16 @@
 #include <random>
 #include <vector>
 
+#include "simd_isa_params.hpp"
+
 namespace {
 
-using rdsm::CompareIsa;
+using rdsm::SimdIsa;
 
-class PageCompare : public ::testing::TestWithParam<CompareIsa> {
+class PageCompare : public ::testing::TestWithParam<SimdIsa> {
  protected:
   void SetUp() override {
-    if (!rdsm::compare_isa_available(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
+    if (!rdsm::simd_isa_available(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
   }
   bool differ(const std::vector<uint8_t> &a, const std::vector<uint8_t> &b, size_t n) const {
     return rdsm::pages_differ_with(GetParam(), a.data(), b.data(), n);
@@ -68,13 +70,6 @@ TEST_P(PageCompare, AgreesWithMemcmpOnRandomPages) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, PageCompare, ::testing::Values(CompareIsa::avx512, CompareIsa::avx2, CompareIsa::plain),
-                         [](const auto &info) {
-                           switch (info.param) {
-                             case CompareIsa::avx512: return std::string("avx512");
-                             case CompareIsa::avx2: return std::string("avx2");
-                             default: return std::string("plain");
-                           }
-                         });
+INSTANTIATE_TEST_SUITE_P(Isa, PageCompare, rdsm::testing::all_simd_isas(), rdsm::testing::simd_isa_name);
 
 }  // namespace
