@@ -192,10 +192,9 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
     ++run_len;
   }
   flush_run();
-  // Twins of more pages than a core's cache holds are not in it when they
-  // are compared at the next release, whatever the copy does: streamed to
-  // memory they cost a third less traffic and leave the application's
-  // data cached (twin_copy.hpp).  A few twins stay cached until then.
+  // More twins than a core's cache holds are evicted before the next
+  // release compares them: streamed (twin_copy.hpp).  The interval's whole
+  // written list is the measure; its home pages are most of it here.
   const bool streaming = written.size() > kStreamedRefreshPages;
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
