@@ -4,9 +4,10 @@ namespace rdsm {
 
 namespace {
 // Not a combination of the release-consistency axes: the lock and barrier
-// are the plain manager ones; the other axes are left at values that say
-// what sc does where it is closest to them (requests go to a manager's
-// handler; nothing is claimed by CAS or written one-sided).
+// are the plain manager ones, and data travels in messages (fetch=one-sided
+// moves it by one-sided reads and writes instead, sc.hpp); the other axes
+// are left at values that say what sc does where it is closest to them
+// (requests go to a manager's handler; nothing is claimed by CAS).
 ProtocolConfig sequential_preset() {
   ProtocolConfig c{"sc", FetchAxis::message, HomeClaimAxis::message, DiffAxis::message, LockAxis::manager,
                    NoticeAxis::lazy, BarrierAxis::manager,
@@ -97,10 +98,10 @@ bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error
       return true;
     };
     bool ok;
-    if (cfg.consistency == ConsistencyModel::sequential && axis != "lock" && axis != "barrier") {
+    if (cfg.consistency == ConsistencyModel::sequential && axis != "lock" && axis != "barrier" && axis != "fetch") {
       error = "protocol " + cfg.name + " (sequential consistency, one writer per page) has no axis '" + axis +
-              "': it keeps no homes, twins, diffs or write notices; its axes are lock=manager|atomic and "
-              "barrier=manager|atomic";
+              "': it keeps no homes, twins, diffs or write notices; its axes are fetch=message|one-sided, "
+              "lock=manager|atomic and barrier=manager|atomic";
       return false;
     }
     if (axis == "fetch") ok = pick(cfg.fetch, "message", FetchAxis::message, "one-sided", FetchAxis::one_sided);

@@ -59,8 +59,8 @@ enum class CoherenceAxis { software, hardware };
 // Which engine keeps the copies coherent.  release: home-based lazy release
 // consistency (hlrc.hpp), along every axis above.  sequential: one writer
 // at a time and sequential consistency for any program (sc.hpp); it has no
-// homes, twins, diffs or notices, so of the axes only lock and barrier
-// apply to it.
+// homes, twins, diffs or notices, so of the axes only fetch (how a page's
+// contents travel), lock and barrier apply to it.
 enum class ConsistencyModel { release, sequential };
 
 struct ProtocolConfig {
@@ -101,7 +101,7 @@ std::string protocol_names();
 // lockahead=off|on).  The
 // name becomes "preset+axis=value,...".  Returns false and sets `error` on
 // an unknown axis or value, or an axis the preset's engine does not have
-// (sequential consistency takes lock and barrier only).
+// (sequential consistency takes fetch, lock and barrier only).
 bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error);
 // Every axis and its values, for messages and --help.
 const char *axes_help();

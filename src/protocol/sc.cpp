@@ -39,6 +39,7 @@ Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   reader_words_ = ((size_t)nodes_ + 63) / 64;
   readers_.reset(managed * reader_words_);
   busy_.reset(managed);
+  one_sided_ = cfg_.fetch == FetchAxis::one_sided;
 
   for (fabric::MsgType t : {sc::kRequest, sc::kOrder, sc::kReply, sc::kAck}) {
     stats().classify(t, HandlerWork::page);
@@ -112,6 +113,15 @@ void Sc::run_local(sc::Outbox &out) {
 void Sc::send_remote(sc::Outbox &out) {
   for (const sc::Outgoing &o : out.items()) {
     if (o.dst < 0 || o.dst == self_) continue;
+    if (o.put_at != sc::Outgoing::kNoPut) {
+      // The data goes one-sided, visible at the destination before the
+      // header that tells it so.
+      f_.put(o.dst, data_seg_.id, o.put_at, o.data, o.data_bytes);
+      f_.flush(o.dst);
+      iovec head{const_cast<uint8_t *>(o.head), o.head_len};
+      f_.sendv(o.dst, o.type, &head, 1);
+      continue;
+    }
     iovec iov[2] = {{const_cast<uint8_t *>(o.head), o.head_len}, {const_cast<uint8_t *>(o.data), o.data_bytes}};
     f_.sendv(o.dst, o.type, iov, o.data ? 2 : 1);
   }
@@ -146,7 +156,9 @@ void Sc::handle(int src, fabric::MsgType type, const void *data, size_t len, sc:
       // A reply from this node never carries data: the manager orders no
       // owner to serve itself.
       if (src == self_ && r.has_data) bad();
-      if (len != sizeof r + (r.has_data ? r.extent.bytes : 0) || r.extent.offset + r.extent.bytes > kPageBytes) bad();
+      if (len != sizeof r + (r.has_data ? r.extent.bytes : 0) || r.extent.offset + r.extent.bytes > kPageBytes ||
+          r.read_from < 0 || r.read_from > nodes_ || (r.has_data && (r.placed || r.read_from)))
+        bad();
       take_reply(r, r.has_data ? static_cast<const uint8_t *>(data) + sizeof r : nullptr, out);
       break;
     }
@@ -214,7 +226,7 @@ void Sc::gather_homes(size_t pages) {
     f_.get(k, owner_seg_.id, 0, words.data(), managed * sizeof(uint64_t));
     for (size_t i = 0; i < managed; ++i) {
       size_t p = i * nodes_ + k;
-      if (p < pages) owner[p] = (int16_t)((int64_t)words[i] - 1);
+      if (p < pages) owner[p] = (int16_t)owner_in(words[i]);
     }
   }
   // The owners' copies are current (every node has passed the last

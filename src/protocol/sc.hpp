@@ -57,8 +57,19 @@
 // manager back and two nodes asking for the same pair cannot wait for
 // each other.
 //
-// Not yet: data by one-sided reads, replies by one-sided writes (the
-// papers' RDMA options).
+// Data by one-sided operations (fetch=one-sided, the papers' RDMA
+// options): where the owner's copy is read-only, a read miss needs nothing
+// of the owner, so the manager answers with the owner's name and the
+// requestor reads the copy from the owner's memory itself (RDMA-R: the
+// owner is not disturbed, and a requestor that manages the page sends no
+// message at all); where the owner must act (give up write access, or the
+// page), it writes the contents straight into the requestor's copy and its
+// reply only says so.  The copy read stays as it is until the requestor's
+// acknowledgement: the owner cannot write it (read-only), and the manager
+// lets nobody take the page before then.  The manager knows the owner is
+// read-only from its own decisions (kOwnerReadOnly in the owner word): set
+// when it orders the owner to serve a read, cleared when it grants write
+// access or the page is placed.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -134,6 +145,9 @@ class Sc final : public Protocol {
   // acknowledgement lets the manager go on with the page.
   void on_retried();
   void take_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out);
+  // An answer's contents into this node's copy: from the message, read
+  // from the owner's copy (read_from), or nothing to do (placed, or none).
+  void install_data(const sc::ReplyMsg &r, const uint8_t *data);
   // The application is about to synchronise: the acknowledgement of its
   // last fault has gone (it has retried, so that is a matter of moments).
   void settle_ack();
@@ -160,10 +174,15 @@ class Sc final : public Protocol {
   void start_request(int requestor, uint32_t page, bool write, sc::Outbox &out);
   // The owner word lives in this segment at the page's manager, so that
   // placement (any node) and gathering (fork-join) reach it one-sided:
-  // owner + 1, 0 while nobody owns the page.
+  // owner + 1 in the low half, 0 while nobody owns the page, and
+  // kOwnerReadOnly once the owner was ordered to serve a read and before it
+  // is granted write access again (fetch=one-sided reads its copy then).
+  // Placement writes owner + 1 alone: a placed page's owner may write it.
+  static constexpr uint64_t kOwnerReadOnly = uint64_t(1) << 32;
   std::atomic_ref<uint64_t> owner_word(size_t page) {
     return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(owner_seg_.base)[page / nodes_]);
   }
+  static int owner_in(uint64_t word) { return (int)(word & 0xffffffffu) - 1; }
   uint64_t *readers(size_t page) { return readers_.data() + (page / nodes_) * reader_words_; }
   // A minipage's extent word, at its manager: offset << 16 | bytes, 0 while
   // it is not allocated.  Indexed from the first minipage's row.
@@ -171,6 +190,10 @@ class Sc final : public Protocol {
   sc::Extent extent(size_t page);  // manager; the whole page for a data page
 
   const ViewLayout &views() const { return region_->views(); }
+  // Where those bytes are in every node's data segment.
+  uint64_t data_offset(size_t page, const sc::Extent &e) const {
+    return (uint64_t)views().phys_of(page) * kPageBytes + e.offset;
+  }
   // The bytes of `page` an extent names, in the system view.
   uint8_t *sys_bytes(size_t page, const sc::Extent &e) const {
     return region_->sys_page(views().phys_of(page)) + e.offset;
@@ -185,6 +208,7 @@ class Sc final : public Protocol {
   int self_, nodes_;
   size_t pages_ = 0;
   bool adaptive_ = false;  // RDSM_MINIPAGES=adaptive, with more than one node
+  bool one_sided_ = false;  // fetch=one-sided: data by one-sided reads and writes
   fabric::Segment data_seg_, owner_seg_, extent_seg_;
   std::unique_ptr<SharedRegion> region_;
   std::unique_ptr<sync::Locks> locks_;

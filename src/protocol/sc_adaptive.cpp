@@ -62,11 +62,7 @@ void Sc::ask_follower(size_t page, sc::Outbox &out) {
 
 bool Sc::take_follower_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out) {
   if (!follower_open_.load(std::memory_order_acquire) || r.page != follower_asked_) return false;
-  if (data) {
-    // As for a fault's answer: the minipage is inaccessible here until the last one.
-    memcpy(sys_bytes(r.page, r.extent), data, r.extent.bytes);
-    add(stats().pages_fetched);
-  }
+  install_data(r, data);  // as for a fault's answer: the minipage is inaccessible here until the last one
   if (++follower_replies_ < r.expect) return true;
   set_access(r.page, sc::Access(r.access));
   // No access waits to be retried: the manager may go on at once.

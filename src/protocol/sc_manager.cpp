@@ -36,7 +36,11 @@ void Sc::on_ack(int requestor, const sc::AckMsg &a, sc::Outbox &out) {
 void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out) {
   busy_[page / nodes_] = 1;
   uint64_t *set = readers(page);
-  const int owner = (int)((int64_t)owner_word(page).load(std::memory_order_acquire) - 1);
+  const uint64_t word = owner_word(page).load(std::memory_order_acquire);
+  const int owner = owner_in(word);
+  auto set_owner = [&](int node, bool read_only) {
+    owner_word(page).store(((uint64_t)node + 1) | (read_only ? kOwnerReadOnly : 0), std::memory_order_release);
+  };
   auto answer = [&](sc::Access access) {  // the manager answers alone
     sc::ReplyMsg r{};
     r.page = page;
@@ -61,7 +65,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
   if (owner < 0) {
     // Nobody has touched the page: the first to do so owns it, writable
     // (its copy, never written by anyone, is the page's zeroes).
-    owner_word(page).store((uint64_t)requestor + 1, std::memory_order_release);
+    set_owner(requestor, false);
     answer(sc::kWrite);
     return;
   }
@@ -69,10 +73,24 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
     if (owner == requestor || has(set, requestor)) {
       // It holds a valid copy already (its fault raced with nothing this
       // manager knows of): it may read, and write if it is alone.
-      answer(owner == requestor && others == 0 ? sc::kWrite : sc::kRead);
+      const bool alone = owner == requestor && others == 0;
+      if (alone) set_owner(owner, false);
+      answer(alone ? sc::kWrite : sc::kRead);
       return;
     }
     put_in(set, requestor);
+    if (one_sided_ && (word & kOwnerReadOnly)) {
+      // RDMA-R: the owner's read-only copy is read where it is (sc.hpp).
+      sc::ReplyMsg r{};
+      r.page = page;
+      r.expect = 1;
+      r.access = sc::kRead;
+      r.extent = extent(page);
+      r.read_from = owner + 1;
+      out.post(requestor, sc::kReply, r);
+      return;
+    }
+    set_owner(owner, true);
     order(owner, sc::kServeRead, 1, sc::kRead);
     return;
   }
@@ -87,7 +105,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
       if (n != requestor && has(set, n)) order(n, sc::kInvalidate, expect, sc::kWrite);
   }
   for (size_t w = 0; w < reader_words_; ++w) set[w] = 0;
-  owner_word(page).store((uint64_t)requestor + 1, std::memory_order_release);
+  set_owner(requestor, false);
 }
 
 }  // namespace rdsm

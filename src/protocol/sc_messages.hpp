@@ -53,22 +53,30 @@ struct ReplyMsg {
   uint32_t expect;
   uint8_t access;
   uint8_t has_data;  // extent.bytes of the page's contents follow the header
+  // fetch=one-sided: the server wrote the contents into the requestor's
+  // copy before this reply (placed), or the manager names the owner whose
+  // read-only copy the requestor reads itself (read_from: node + 1).
+  uint8_t placed;
   Extent extent;
+  int32_t read_from;
 };
 struct AckMsg {
   uint32_t page;
 };
 
 // One message to send: a header of one of the types above and, for a
-// reply with data, the bytes it copies (read when the message is sent).
+// reply with data, the bytes it copies (read when the message is sent), or
+// writes one-sided at put_at in the destination's data segment first.
 struct Outgoing {
   static constexpr size_t kMaxHead = 24;
+  static constexpr uint64_t kNoPut = UINT64_MAX;
   int dst;
   fabric::MsgType type;
   uint8_t head[kMaxHead];
   uint8_t head_len;
   const uint8_t *data;
   size_t data_bytes;
+  uint64_t put_at;
 };
 
 // Messages are gathered under the protocol lock and sent once it is
@@ -77,9 +85,10 @@ struct Outgoing {
 class Outbox {
  public:
   template <class Msg>
-  void post(int dst, fabric::MsgType type, const Msg &m, const uint8_t *data = nullptr, size_t data_bytes = 0) {
+  void post(int dst, fabric::MsgType type, const Msg &m, const uint8_t *data = nullptr, size_t data_bytes = 0,
+            uint64_t put_at = Outgoing::kNoPut) {
     static_assert(sizeof(Msg) <= Outgoing::kMaxHead);
-    Outgoing o{dst, type, {}, (uint8_t)sizeof(Msg), data, data ? data_bytes : 0};
+    Outgoing o{dst, type, {}, (uint8_t)sizeof(Msg), data, data ? data_bytes : 0, data ? put_at : Outgoing::kNoPut};
     memcpy(o.head, &m, sizeof m);
     items_.push_back(o);
   }

@@ -55,17 +55,24 @@ void Sc::take_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out)
   if (adaptive_ && take_follower_reply(r, data, out)) return;
   if (r.page != asked_ || granted_.load(std::memory_order_relaxed))
     fatal("internal error: an answer for page %u, which this node is not asking for", r.page);
-  if (data) {
-    // The page (or minipage) is inaccessible here until the last answer:
-    // writing its bytes in the system view races with nothing.  A
-    // minipage's neighbours in its data page are other coherence units,
-    // possibly written here right now: only its own bytes are copied.
-    memcpy(sys_bytes(r.page, r.extent), data, r.extent.bytes);
-    add(stats().pages_fetched);
-  }
+  install_data(r, data);
   if (++replies_ < r.expect) return;
   set_access(r.page, sc::Access(r.access));
   granted_.store(true, std::memory_order_release);
+}
+
+void Sc::install_data(const sc::ReplyMsg &r, const uint8_t *data) {
+  // The page (or minipage) is inaccessible here until the last answer:
+  // writing its bytes in the system view races with nothing.  A
+  // minipage's neighbours in its data page are other coherence units,
+  // possibly written here right now: only its own bytes are copied.
+  if (data)
+    memcpy(sys_bytes(r.page, r.extent), data, r.extent.bytes);
+  else if (r.read_from)
+    f_.get(r.read_from - 1, data_seg_.id, data_offset(r.page, r.extent), sys_bytes(r.page, r.extent), r.extent.bytes);
+  else if (!r.placed)
+    return;
+  add(stats().pages_fetched);
 }
 
 void Sc::on_retried() {

@@ -25,12 +25,23 @@ TEST(Presets, ScTakesTheLockAndBarrierAxes) {
   EXPECT_EQ(c.name, "sc+lock=atomic,barrier=atomic");
 }
 
+TEST(Presets, ScTakesTheFetchAxis) {
+  ProtocolConfig c = *find_protocol("sc");
+  EXPECT_EQ(c.fetch, FetchAxis::message);  // data in messages unless asked
+  std::string error;
+  ASSERT_TRUE(apply_axes(c, "fetch=one-sided", error)) << error;
+  EXPECT_EQ(c.fetch, FetchAxis::one_sided);
+  EXPECT_EQ(c.consistency, ConsistencyModel::sequential);
+}
+
 TEST(Presets, ScRejectsTheReleaseConsistencyAxes) {
-  for (const char *spec : {"fetch=one-sided", "home=migrate", "lock=atomic,notices=eager", "detect=scan"}) {
+  for (const char *spec : {"diff=one-sided", "home=migrate", "lock=atomic,notices=eager", "detect=scan"}) {
     ProtocolConfig c = *find_protocol("sc");
     std::string error;
     EXPECT_FALSE(apply_axes(c, spec, error)) << spec;
     EXPECT_NE(error.find("protocol sc (sequential consistency"), std::string::npos) << error;
-    EXPECT_NE(error.find("lock=manager|atomic and barrier=manager|atomic"), std::string::npos) << error;
+    EXPECT_NE(error.find("fetch=message|one-sided, lock=manager|atomic and barrier=manager|atomic"),
+              std::string::npos)
+        << error;
   }
 }
