@@ -41,11 +41,17 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
   auto set_owner = [&](int node, bool read_only) {
     owner_word(page).store(((uint64_t)node + 1) | (read_only ? kOwnerReadOnly : 0), std::memory_order_release);
   };
-  auto answer = [&](sc::Access access) {  // the manager answers alone
+  // The manager answers alone: the access, and with fetch=one-sided maybe
+  // the node whose read-only copy the requestor reads itself.
+  auto answer = [&](sc::Access access, int read_from = -1) {
     sc::ReplyMsg r{};
     r.page = page;
     r.expect = 1;
     r.access = access;
+    if (read_from >= 0) {
+      r.extent = extent(page);
+      r.read_from = read_from + 1;
+    }
     out.post(requestor, sc::kReply, r);
   };
   auto order = [&](int server, sc::Op op, uint32_t expect, sc::Access access) {
@@ -80,14 +86,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
     }
     put_in(set, requestor);
     if (one_sided_ && (word & kOwnerReadOnly)) {
-      // RDMA-R: the owner's read-only copy is read where it is (sc.hpp).
-      sc::ReplyMsg r{};
-      r.page = page;
-      r.expect = 1;
-      r.access = sc::kRead;
-      r.extent = extent(page);
-      r.read_from = owner + 1;
-      out.post(requestor, sc::kReply, r);
+      answer(sc::kRead, owner);  // RDMA-R: the owner's read-only copy is read where it is (sc.hpp)
       return;
     }
     set_owner(owner, true);

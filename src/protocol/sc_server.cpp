@@ -38,15 +38,14 @@ void Sc::on_order(const sc::OrderMsg &o, sc::Outbox &out) {
       fatal("internal error: unknown sc order %u for page %u", o.op, o.page);
   }
   if (data) {
-    r.has_data = 1;
     fault_point("fetch_serve");
-  }
-  if (data && one_sided_) {
-    // Written into the requestor's copy one-sided; the reply says so.
-    r.has_data = 0;
-    r.placed = 1;
-    out.post(o.requestor, sc::kReply, r, data, o.extent.bytes, data_offset(o.page, o.extent));
-    return;
+    if (one_sided_) {
+      // Written into the requestor's copy one-sided; the reply says so.
+      r.placed = 1;
+      out.post(o.requestor, sc::kReply, r, data, o.extent.bytes, data_offset(o.page, o.extent));
+      return;
+    }
+    r.has_data = 1;
   }
   out.post(o.requestor, sc::kReply, r, data, o.extent.bytes);
 }
