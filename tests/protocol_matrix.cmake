@@ -380,16 +380,17 @@ add_test(NAME litmus.async.interrupt.n2
                  ${litmus_rounds})
 # Data by one-sided reads and writes (fetch=one-sided): reads of read-only
 # owners' copies race with the manager's next request for the page.
-set(run $<TARGET_FILE:rdsm> run --protocol sc --axes fetch=one-sided --timeout 300 --quiet)
+set(one_sided_run ${run} --axes fetch=one-sided)
 foreach(nodes 2 4)
-  add_test(NAME stress.sc+fetch-one-sided.n${nodes} COMMAND ${run} -n ${nodes} $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
-  add_test(NAME litmus.sc+fetch-one-sided.n${nodes} COMMAND ${run} -n ${nodes} $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
+  add_test(NAME stress.sc+fetch-one-sided.n${nodes}
+           COMMAND ${one_sided_run} -n ${nodes} $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+  add_test(NAME litmus.sc+fetch-one-sided.n${nodes}
+           COMMAND ${one_sided_run} -n ${nodes} $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
   list(APPEND sc_tests stress.sc+fetch-one-sided.n${nodes} litmus.sc+fetch-one-sided.n${nodes})
 endforeach()
 add_test(NAME stress.sc+fetch-one-sided+minipages.n4
-         COMMAND ${run} -n 4 --minipages on $<TARGET_FILE:stress> --small-counters --seeds ${sc_variant_seeds})
+         COMMAND ${one_sided_run} -n 4 --minipages on $<TARGET_FILE:stress> --small-counters --seeds ${sc_variant_seeds})
 list(APPEND sc_tests stress.sc+fetch-one-sided+minipages.n4)
-set(run $<TARGET_FILE:rdsm> run --protocol sc --timeout 300 --quiet)
 list(APPEND sc_tests stress.sc.${RDSM_SECOND_MEMORY}.n4 sor.sc.${RDSM_SECOND_MEMORY}.n2
      litmus.sc.${RDSM_SECOND_MEMORY}.n2 stress.sc+lock-atomic.barrier-atomic.n4 stress.sc.interrupt.n2t2
      litmus.sc.interrupt.n4 litmus.async.interrupt.n2)
