@@ -14,7 +14,7 @@ std::atomic<int> best{-1};
 bool simd_isa_available(SimdIsa isa) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (isa == SimdIsa::avx512) return __builtin_cpu_supports("avx512f");
+  if (isa == SimdIsa::avx512) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
   if (isa == SimdIsa::avx2) return __builtin_cpu_supports("avx2");
 #endif
   return isa == SimdIsa::plain;

@@ -7,6 +7,7 @@
 
 namespace rdsm {
 
+// avx512 stands for AVX-512 F and BW (byte compares into masks).
 enum class SimdIsa : uint8_t { avx512, avx2, plain };
 
 // Whether this CPU has the instructions (plain: always).

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/simd_isa.hpp"
+
 namespace rdsm {
 
 // Upper bound of the encoded size for a page of `page_bytes`
@@ -32,8 +34,16 @@ size_t diff_find_runs(const uint8_t *twin, const uint8_t *page, size_t page_byte
 // The changed bytes of page against twin as a bit mask: bit i % 64 of
 // mask[i / 64] is set iff page[i] != twin[i] (page_bytes a multiple of 64,
 // mask holding page_bytes / 64 words).  Returns the number of runs, as
-// diff_find_runs would.  What a byte-masked write (fabric put_masked) sends.
-size_t diff_change_mask(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint64_t *mask);
+// diff_find_runs would, and sets *changed_bytes (if given) to the number of
+// changed bytes.  What a byte-masked write (fabric put_masked) sends.
+size_t diff_change_mask(const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint64_t *mask,
+                        size_t *changed_bytes = nullptr);
+
+// One implementation by name, for the tests (each answers as
+// diff_change_mask does, on a CPU that has its instructions:
+// simd_isa_available).
+size_t diff_change_mask_with(SimdIsa isa, const uint8_t *twin, const uint8_t *page, size_t page_bytes, uint64_t *mask,
+                             size_t *changed_bytes = nullptr);
 
 // Encodes page against twin into out (capacity diff_max_bytes(page_bytes)).
 // Returns the encoded length; 0 means the page is unchanged.

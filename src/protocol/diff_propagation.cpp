@@ -83,7 +83,8 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       uint32_t p = order[i];
       uint8_t *page = region_->sys_page(p);
       const bool keep_twin = keeps_twin(p, keep);
-      size_t count = masked ? diff_change_mask(twin(p), page, kPageBytes, mask_buf_.data())
+      size_t masked_bytes = 0;
+      size_t count = masked ? diff_change_mask(twin(p), page, kPageBytes, mask_buf_.data(), &masked_bytes)
                             : diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
       size_t bytes = 0;
       if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
@@ -95,7 +96,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
         uint64_t off = (uint64_t)p * kPageBytes;
         f_.put_masked(home, data_seg_.id, off, page, mask_buf_.data(), kPageBytes);
         add(stats().diff_ops);
-        for (size_t c = 0; c < kPageBytes / 64; ++c) bytes += count_bits(mask_buf_[c]);
+        bytes = masked_bytes;
         if (keep_twin) memcpy(twin(p), page, kPageBytes);
         if (repeat) {
           repeat_masked_.push_back(p);

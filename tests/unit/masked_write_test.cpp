@@ -9,6 +9,7 @@
 
 #include "fabric/masked_copy.hpp"
 #include "protocol/diff.hpp"
+#include "simd_isa_params.hpp"
 
 namespace {
 
@@ -37,33 +38,66 @@ size_t reference_runs(const Bytes &twin, const Bytes &page) {
   return runs;
 }
 
-TEST(ChangeMask, MatchesBytesAndRuns) {
+size_t reference_bytes(const Bytes &twin, const Bytes &page) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < page.size(); ++i) bytes += page[i] != twin[i];
+  return bytes;
+}
+
+// Every implementation this CPU has (common/simd_isa.hpp), and the one the
+// runtime picks, answer alike.
+class ChangeMask : public ::testing::TestWithParam<rdsm::SimdIsa> {
+ protected:
+  void SetUp() override {
+    if (!rdsm::simd_isa_available(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
+  }
+  size_t change_mask(const Bytes &twin, const Bytes &page, uint64_t *mask, size_t *bytes = nullptr) const {
+    return rdsm::diff_change_mask_with(GetParam(), twin.data(), page.data(), kPage, mask, bytes);
+  }
+};
+
+TEST_P(ChangeMask, MatchesBytesAndRuns) {
   std::mt19937_64 rng(7);
   std::vector<rdsm::DiffRun> runs(rdsm::diff_max_runs(kPage));
   for (int trial = 0; trial < 400; ++trial) {
     Bytes twin, page;
     make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
-    uint64_t mask[kPage / 64];
-    size_t count = rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+    uint64_t mask[kPage / 64], best[kPage / 64];
+    size_t bytes = 0;
+    size_t count = change_mask(twin, page, mask, &bytes);
     for (size_t i = 0; i < kPage; ++i)
       ASSERT_EQ((mask[i / 64] >> (i % 64)) & 1, page[i] != twin[i] ? 1u : 0u) << "byte " << i << " trial " << trial;
     ASSERT_EQ(count, reference_runs(twin, page)) << "trial " << trial;
+    ASSERT_EQ(bytes, reference_bytes(twin, page)) << "trial " << trial;
     ASSERT_EQ(count, rdsm::diff_find_runs(twin.data(), page.data(), kPage, runs.data()));
+    ASSERT_EQ(count, rdsm::diff_change_mask(twin.data(), page.data(), kPage, best));
+    ASSERT_EQ(0, memcmp(mask, best, sizeof mask));
   }
 }
 
-TEST(ChangeMask, EdgesOfChunks) {
+TEST_P(ChangeMask, EdgesOfChunks) {
   Bytes twin(kPage, 0), page(kPage, 0);
   // A run across a chunk boundary is one run; the last byte of the page alone is one.
   for (size_t i = 60; i < 70; ++i) page[i] = 1;
   page[kPage - 1] = 1;
   uint64_t mask[kPage / 64];
-  EXPECT_EQ(rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask), 2u);
-  page.assign(kPage, 1);  // everything changed: one run
-  EXPECT_EQ(rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask), 1u);
+  size_t bytes = 0;
+  EXPECT_EQ(change_mask(twin, page, mask, &bytes), 2u);
+  EXPECT_EQ(bytes, 11u);
+  // Runs that end and start at every chunk edge: bytes 63 and 64 alone are
+  // one run, 127 and 129 two.
   page.assign(kPage, 0);
-  EXPECT_EQ(rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask), 0u);
+  page[63] = page[64] = page[127] = page[129] = 1;
+  EXPECT_EQ(change_mask(twin, page, mask), 3u);
+  page.assign(kPage, 1);  // everything changed: one run
+  EXPECT_EQ(change_mask(twin, page, mask, &bytes), 1u);
+  EXPECT_EQ(bytes, kPage);
+  page.assign(kPage, 0);
+  EXPECT_EQ(change_mask(twin, page, mask, &bytes), 0u);
+  EXPECT_EQ(bytes, 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(EverySimdIsa, ChangeMask, rdsm::testing::all_simd_isas(), rdsm::testing::simd_isa_name);
 
 // The masked copy writes exactly the masked bytes: the others keep what the
 // target held, however the mask is shaped.
