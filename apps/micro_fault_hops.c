@@ -8,6 +8,10 @@
  *  write_miss  node 1 writes a page it holds no copy of
  *  read_3hop   a read miss on a page whose manager (under sc) is node 2:
  *              requestor, manager and owner are three nodes (needs 3 nodes)
+ *  read_shared a read miss on a page node 2 has read first, so that under
+ *              sc its owner holds it read-only: with fetch=one-sided the
+ *              faulting thread reads it from the owner itself, the papers'
+ *              RDMA-R (needs 3 nodes)
  *
  * Under sc each page has a manager, node page mod nodes (page numbered in
  * the region); the first three kinds use pages managed by node 0, the
@@ -37,8 +41,8 @@ static const char *kUsage = "[--pages P] [--json FILE]\n"
                             "  miss whose manager (under sc) is a third node; reports microseconds per fault.\n"
                             "  Needs at least 2 nodes.";
 
-enum { kReadMiss, kUpgrade, kWriteMiss, kRead3Hop, kKinds };
-static const char *const kKindName[kKinds] = {"read_miss", "upgrade", "write_miss", "read_3hop"};
+enum { kReadMiss, kUpgrade, kWriteMiss, kRead3Hop, kReadShared, kKinds };
+static const char *const kKindName[kKinds] = {"read_miss", "upgrade", "write_miss", "read_3hop", "read_shared"};
 
 typedef struct kind_result {
   double us;         /* loop time per fault */
@@ -53,9 +57,9 @@ typedef struct shared_result {
 
 /* Page j of the set a kind uses: pages whose number is `manager` modulo
  * nodes.  Read miss and upgrade share a set (the upgrade writes the copies
- * the read miss brought); write miss and the 3-hop read have their own. */
+ * the read miss brought); the others have their own. */
 static long page_of(int kind, long j, long pages, int nodes) {
-  long set = kind == kUpgrade ? 0 : kind == kWriteMiss ? 1 : kind == kRead3Hop ? 2 : 0;
+  long set = kind == kUpgrade ? 0 : kind == kWriteMiss ? 1 : kind == kRead3Hop ? 2 : kind == kReadShared ? 3 : 0;
   int manager = kind == kRead3Hop ? 2 : 0;
   return (set * pages + j) * nodes + manager;
 }
@@ -95,8 +99,8 @@ int main(int argc, char **argv) {
   const int me = rdsm_rank(), nodes = rdsm_nodes();
   if (nodes < 2) app_usage_exit(prog, kUsage, "needs at least 2 nodes (run it with rdsm run -n 2 or more)");
   const size_t psz = rdsm_page_size();
-  /* Three sets of pages, each spread over every manager. */
-  const size_t total = 3 * (size_t)pages * (size_t)nodes;
+  /* Four sets of pages, each spread over every manager. */
+  const size_t total = 4 * (size_t)pages * (size_t)nodes;
   uint8_t *base = (uint8_t *)rdsm_malloc_all(total * psz, RDSM_PLACE_LOCAL);
   const int numbered = !rdsm_is_shared(base - 1);  /* the region's first page */
   shared_result *res = (shared_result *)rdsm_malloc_all(sizeof(shared_result), RDSM_PLACE_DEFAULT);
@@ -111,7 +115,12 @@ int main(int argc, char **argv) {
     for (size_t p = 0; p < total; ++p) *(uint64_t *)(base + p * psz) = tag((long)p);
   rdsm_barrier();
   for (int kind = 0; kind < kKinds; ++kind) {
-    if (kind == kRead3Hop && nodes < 3) break;
+    if (kind >= kRead3Hop && nodes < 3) break;
+    if (kind == kReadShared) { /* node 2 reads first: the owner serves it read-only from then on */
+      if (me == 2)
+        for (long j = 0; j < pages; ++j) mine.bad_reads += *(volatile uint64_t *)(base + (size_t)page_of(kReadShared, j, pages, nodes) * psz) != tag(page_of(kReadShared, j, pages, nodes));
+      rdsm_barrier();
+    }
     if (me == 1 && tmp) take_faults(&mine.kind[kind], kind, base, pages, psz, nodes, tmp, &mine.bad_reads);
     rdsm_barrier();
     /* Under release consistency node 0's next releases may name the pages
@@ -143,9 +152,10 @@ int main(int argc, char **argv) {
              "%.3f us, ",
              pages, rdsm_protocol_name(), r->kind[kReadMiss].us, r->kind[kUpgrade].us, r->kind[kWriteMiss].us);
       if (nodes >= 3)
-        printf("read miss over 3 nodes %.3f us\n", r->kind[kRead3Hop].us);
+        printf("read miss over 3 nodes %.3f us, read miss from a read-only owner %.3f us\n", r->kind[kRead3Hop].us,
+               r->kind[kReadShared].us);
       else
-        printf("read miss over 3 nodes: needs 3 nodes\n");
+        printf("read miss over 3 nodes and from a read-only owner: need 3 nodes\n");
     } else {
       printf("FAIL micro_fault_hops: %lld pages, protocol %s: %llu bad reads at node 1, %llu writes of node 1 not "
              "seen at node 0%s\n",

@@ -190,6 +190,8 @@ def figures():
     f.append(Figure("fault_write_miss_us", "write miss", "us", "fault_hops", get("write_miss_us"), g))
     f.append(Figure("fault_read_3hop_us", "read miss, manager a third node (sc)", "us", "fault_hops",
                     get("read_3hop_us"), g))
+    f.append(Figure("fault_read_shared_us", "read miss, owner read-only (sc: RDMA-R with fetch=one-sided)", "us",
+                    "fault_hops", get("read_shared_us"), g))
     return f
 
 

@@ -40,6 +40,8 @@ Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   readers_.reset(managed * reader_words_);
   busy_.reset(managed);
   one_sided_ = cfg_.fetch == FetchAxis::one_sided;
+  // Adaptive minipages learn from every fault, on the service thread.
+  fast_reads_ = one_sided_ && !adaptive_ && nodes_ > 1 && nodes_ <= kMaxOneSidedNodes;
 
   for (fabric::MsgType t : {sc::kRequest, sc::kOrder, sc::kReply, sc::kAck}) {
     stats().classify(t, HandlerWork::page);

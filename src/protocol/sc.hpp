@@ -70,6 +70,23 @@
 // read-only from its own decisions (kOwnerReadOnly in the owner word): set
 // when it orders the owner to serve a read, cleared when it grants write
 // access or the page is placed.
+//
+// One-sided read misses (fetch=one-sided, sc_fast_read.cpp): a read miss
+// on a page whose owner is read-only needs no decision of the manager's
+// that the owner word does not already hold, so the faulting thread serves
+// it itself, in the signal handler, with no message and no other thread:
+// it claims the owner word at the manager by compare-and-swap (the owner
+// read-only, no request in progress, nobody else reading so), names itself
+// a reader in the word, reads the copy from the owner's memory, maps it
+// read-only here and lets the word go.  The manager marks every request
+// in the word while it is in progress (kInRequest, from its start to the
+// acknowledgement), waits for a one-sided reader to finish before it
+// starts one, and takes the readers the word names into its reader set
+// then.  So a one-sided read never overlaps a request of the page: the
+// owner's copy cannot change while it is read (the owner may write only
+// after a request), and no order about the page can reach the reader
+// before it has mapped its copy (it is a reader the next request
+// invalidates, like any other).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -141,6 +158,9 @@ class Sc final : public Protocol {
   void on_fault(size_t page, bool write);
   // In the signal handler: only whether the access is already allowed.
   static bool fault_in_signal(void *self, size_t page, bool write);
+  // In the signal handler: a read miss served one-sidedly (sc.hpp); false
+  // when the page's state does not allow it (the service thread asks then).
+  bool read_one_sided(size_t page);
   // On the fault service thread, once the faulting thread retried: the
   // acknowledgement lets the manager go on with the page.
   void on_retried();
@@ -178,11 +198,31 @@ class Sc final : public Protocol {
   // kOwnerReadOnly once the owner was ordered to serve a read and before it
   // is granted write access again (fetch=one-sided reads its copy then).
   // Placement writes owner + 1 alone: a placed page's owner may write it.
+  // The word also says whether a request of the page is in progress
+  // (kInRequest) or a one-sided read (kReadingOneSided), and names the
+  // nodes that have read the page one-sidedly since the manager last
+  // looked (a bit each from kOneSidedReaders on; one-sided reads need
+  // nodes <= kMaxOneSidedNodes).  The manager changes the word only
+  // through the fabric's atomics, as the one-sided readers do.
   static constexpr uint64_t kOwnerReadOnly = uint64_t(1) << 32;
-  std::atomic_ref<uint64_t> owner_word(size_t page) {
-    return std::atomic_ref<uint64_t>(reinterpret_cast<uint64_t *>(owner_seg_.base)[page / nodes_]);
-  }
-  static int owner_in(uint64_t word) { return (int)(word & 0xffffffffu) - 1; }
+  static constexpr uint64_t kInRequest = uint64_t(1) << 33;
+  static constexpr uint64_t kReadingOneSided = uint64_t(1) << 34;
+  static constexpr int kOneSidedReaders = 35;
+  static constexpr int kMaxOneSidedNodes = 64 - kOneSidedReaders;
+  static constexpr uint64_t kOwnerField = 0xffffffffu;
+  static int owner_in(uint64_t word) { return (int)(word & kOwnerField) - 1; }
+  static uint64_t one_sided_reader(int node) { return uint64_t(1) << (kOneSidedReaders + node); }
+  uint64_t owner_offset(size_t page) const { return (page / nodes_) * sizeof(uint64_t); }
+  // Manager: marks the page's request in progress, once no one-sided read
+  // is, and returns the word as it was (its one-sided readers now in the
+  // page's reader set and out of the word).
+  uint64_t claim_owner_word(uint32_t page);
+  // Manager, during the page's request: the new owner, read-only or not.
+  void set_owner(uint32_t page, int node, bool read_only);
+  // Manager, at the request's end.
+  void release_owner_word(uint32_t page);
+  // Whether this node's faulting threads read one-sidedly (sc.hpp).
+  bool fast_reads_ = false;
   uint64_t *readers(size_t page) { return readers_.data() + (page / nodes_) * reader_words_; }
   // A minipage's extent word, at its manager: offset << 16 | bytes, 0 while
   // it is not allocated.  Indexed from the first minipage's row.

@@ -3,6 +3,8 @@
 // requests one at a time, in their order of arrival.  A request starts by
 // deciding who answers the requestor and how many answers it must wait
 // for; it ends with the requestor's acknowledgement, which starts the next.
+#include <sched.h>
+
 #include "common/error.hpp"
 #include "protocol/sc.hpp"
 
@@ -25,6 +27,7 @@ void Sc::on_ack(int requestor, const sc::AckMsg &a, sc::Outbox &out) {
   if (!busy_[a.page / nodes_])
     fatal("internal error: node %d acknowledged page %u, which has no request in progress", requestor, a.page);
   busy_[a.page / nodes_] = 0;
+  release_owner_word(a.page);
   auto it = waiting_.find(a.page);
   if (it == waiting_.end()) return;
   Waiting next = it->second.front();
@@ -33,14 +36,48 @@ void Sc::on_ack(int requestor, const sc::AckMsg &a, sc::Outbox &out) {
   start_request(next.requestor, a.page, next.write, out);
 }
 
+uint64_t Sc::claim_owner_word(uint32_t page) {
+  const uint64_t off = owner_offset(page);
+  uint64_t w = f_.atomic_load(self_, owner_seg_.id, off);
+  for (;;) {
+    if (w & kInRequest) fatal("internal error: page %u has two requests in progress", page);
+    if (w & kReadingOneSided) {
+      // A faulting thread is reading the owner's copy: a few microseconds,
+      // and it waits for nobody.
+      sched_yield();
+      w = f_.atomic_load(self_, owner_seg_.id, off);
+      continue;
+    }
+    const uint64_t seen = f_.cas(self_, owner_seg_.id, off, w, (w & (kOwnerField | kOwnerReadOnly)) | kInRequest);
+    if (seen == w) break;
+    w = seen;
+  }
+  uint64_t *set = readers(page);
+  for (int n = 0; n < nodes_ && n < kMaxOneSidedNodes; ++n)
+    if (w & one_sided_reader(n)) set[n / 64] |= uint64_t(1) << (n % 64);
+  return w;
+}
+
+void Sc::set_owner(uint32_t page, int node, bool read_only) {
+  // The request holds the word: nobody else changes it meanwhile.
+  const uint64_t off = owner_offset(page);
+  const uint64_t now = f_.atomic_load(self_, owner_seg_.id, off);
+  const uint64_t next = ((uint64_t)node + 1) | (read_only ? kOwnerReadOnly : 0) | kInRequest;
+  if (!(now & kInRequest) || (now & ~(kOwnerField | kOwnerReadOnly | kInRequest)) ||
+      f_.cas(self_, owner_seg_.id, off, now, next) != now)
+    fatal("internal error: the owner word of page %u changed during its request", page);
+}
+
+void Sc::release_owner_word(uint32_t page) {
+  f_.fetch_add(self_, owner_seg_.id, owner_offset(page), (uint64_t)0 - kInRequest);
+}
+
 void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out) {
   busy_[page / nodes_] = 1;
   uint64_t *set = readers(page);
-  const uint64_t word = owner_word(page).load(std::memory_order_acquire);
+  const uint64_t word = claim_owner_word(page);
   const int owner = owner_in(word);
-  auto set_owner = [&](int node, bool read_only) {
-    owner_word(page).store(((uint64_t)node + 1) | (read_only ? kOwnerReadOnly : 0), std::memory_order_release);
-  };
+  auto set_owner = [&](int node, bool read_only) { this->set_owner(page, node, read_only); };
   // The manager answers alone: the access, and with fetch=one-sided maybe
   // the node whose read-only copy the requestor reads itself.
   auto answer = [&](sc::Access access, int read_from = -1) {

@@ -16,8 +16,11 @@ namespace rdsm {
 bool Sc::fault_in_signal(void *self, size_t page, bool write) {
   // Requests need messages and waits, which are not signal-safe in every
   // handler mode: the service thread asks.  Here only a fault that another
-  // thread of this node resolved meanwhile is let through.
-  return static_cast<Sc *>(self)->allows(page, write);
+  // thread of this node resolved meanwhile is let through, and a read miss
+  // that one-sided operations serve (sc_fast_read.cpp).
+  Sc *sc = static_cast<Sc *>(self);
+  if (sc->allows(page, write)) return true;
+  return !write && sc->fast_reads_ && sc->f_.one_sided_signal_safe() && sc->read_one_sided(page);
 }
 
 void Sc::on_fault(size_t page, bool write) {

@@ -10,6 +10,12 @@
  *                    together: one of the stores came first.
  *   message passing  node 0: data = r; flag = r     node 1: f = flag; d = data
  *                    sequential consistency forbids f == r with d < r.
+ *   whole page       node 0 writes r into every word of a page, first to
+ *                    last; every other node reads the last word, then the
+ *                    first: sequential consistency forbids a first word
+ *                    older than the last.  With more than two nodes some
+ *                    readers find the page being handed to another, and
+ *                    a copy taken while node 0 still writes is torn.
  * A short delay of its own before each access varies which node comes
  * first.  Under sc (sequential consistency) any outcome sequential
  * consistency forbids is a failure; under the release-consistency presets,
@@ -93,6 +99,10 @@ int main(int argc, char **argv) {
   observed *seen = rdsm_malloc_all(sizeof(observed) * (size_t)rounds, RDSM_PLACE_BLOCK);
   long *seen_a = rdsm_malloc_all(sizeof(long) * (size_t)rounds, RDSM_PLACE_BLOCK);
   char *lock_vars = rdsm_malloc_all(4 * page, RDSM_PLACE_CYCLIC);
+  volatile long *record = (volatile long *)rdsm_malloc_all(page, RDSM_PLACE_CYCLIC);
+  const size_t words = page / sizeof(long);
+  long *torn_at = rdsm_malloc_all(sizeof(long) * (size_t)nodes, RDSM_PLACE_BLOCK);
+  long torn = 0;
   volatile long *flag_of[2] = {(volatile long *)lock_vars, (volatile long *)(lock_vars + page)};
   volatile long *turn = (volatile long *)(lock_vars + 2 * page), *counter = (volatile long *)(lock_vars + 3 * page);
 
@@ -118,6 +128,15 @@ int main(int argc, char **argv) {
         seen[r - 1].f = f;
         seen[r - 1].d = d;
       }
+      rdsm_barrier();
+      jitter(r, 2, rank);
+      if (rank == 0) {
+        for (size_t i = 0; i < words; ++i) record[i] = r;
+      } else {
+        long last = record[words - 1];
+        long first = record[0];
+        torn += first < last;
+      }
     }
     rdsm_barrier();
     for (long i = 0; i < lock_rounds && rank < 2; ++i) {
@@ -126,9 +145,12 @@ int main(int argc, char **argv) {
       *flag_of[rank] = 0;
     }
   }
+  torn_at[rank] = torn;
   rdsm_barrier();
   int failed = 0;
   if (rank == 0) {
+    long whole = 0;
+    for (int n = 1; n < nodes; ++n) whole += torn_at[n];
     long sb = 0, mp = 0, first_sb = 0, first_mp = 0;
     for (long r = 1; r <= rounds && nodes >= 2; ++r) {
       const observed *o = &seen[r - 1];
@@ -137,10 +159,10 @@ int main(int argc, char **argv) {
     }
     if (nodes < 2) {
       printf("PASS litmus (%s): one node, nothing races\n", protocol);
-    } else if (sc && (sb || mp)) {
+    } else if (sc && (sb || mp || whole)) {
       printf("FAIL litmus (%s): outcomes sequential consistency forbids: store buffering %ld of %ld rounds (first: "
-             "round %ld), message passing %ld of %ld rounds (first: round %ld)\n",
-             protocol, sb, rounds, first_sb, mp, rounds, first_mp);
+             "round %ld), message passing %ld of %ld rounds (first: round %ld), whole page %ld reads\n",
+             protocol, sb, rounds, first_sb, mp, rounds, first_mp, whole);
       failed = 1;
     } else if (*counter != 2 * lock_rounds) {
       printf("FAIL litmus (%s): Peterson's lock let both nodes in: %ld increments of its counter, not %ld\n",
@@ -148,8 +170,8 @@ int main(int argc, char **argv) {
       failed = 1;
     } else {
       printf("PASS litmus (%s): outcomes sequential consistency forbids: store buffering %ld of %ld rounds, "
-             "message passing %ld of %ld rounds%s",
-             protocol, sb, rounds, mp, rounds,
+             "message passing %ld of %ld rounds, whole page %ld of %ld reads%s",
+             protocol, sb, rounds, mp, rounds, whole, rounds * (nodes - 1),
              sc ? "" : " (reported only: this protocol promises sequential consistency to data-race-free programs)");
       if (lock_rounds) printf("; Peterson's lock: %ld entries, exclusive", 2 * lock_rounds);
       printf("\n");
