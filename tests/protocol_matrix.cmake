@@ -391,6 +391,20 @@ endforeach()
 add_test(NAME stress.sc+fetch-one-sided+minipages.n4
          COMMAND ${one_sided_run} -n 4 --minipages on $<TARGET_FILE:stress> --small-counters --seeds ${sc_variant_seeds})
 list(APPEND sc_tests stress.sc+fetch-one-sided+minipages.n4)
+# A read miss from a read-only owner is served in the fault's signal
+# handler (sc_fast_read.cpp): under the other memory backend, beside a
+# second compute thread of the node, and where messages are served by
+# polling threads or in the message signal's handler.
+add_test(NAME stress.sc+fetch-one-sided.${RDSM_SECOND_MEMORY}.n4
+         COMMAND ${one_sided_run} -n 4 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+add_test(NAME stress.sc+fetch-one-sided.n2t2
+         COMMAND ${one_sided_run} -n 2 --threads 2 $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+add_test(NAME stress.sc+fetch-one-sided.poll.n4
+         COMMAND ${one_sided_run} -n 4 --handler poll $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+add_test(NAME litmus.sc+fetch-one-sided.signal.n4
+         COMMAND ${one_sided_run} -n 4 --handler signal $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
+list(APPEND sc_tests stress.sc+fetch-one-sided.${RDSM_SECOND_MEMORY}.n4 stress.sc+fetch-one-sided.n2t2
+     stress.sc+fetch-one-sided.poll.n4 litmus.sc+fetch-one-sided.signal.n4)
 list(APPEND sc_tests stress.sc.${RDSM_SECOND_MEMORY}.n4 sor.sc.${RDSM_SECOND_MEMORY}.n2
      litmus.sc.${RDSM_SECOND_MEMORY}.n2 stress.sc+lock-atomic.barrier-atomic.n4 stress.sc.interrupt.n2t2
      litmus.sc.interrupt.n4 litmus.async.interrupt.n2)
