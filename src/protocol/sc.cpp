@@ -206,7 +206,7 @@ sc::Extent Sc::extent(size_t page) {
   if (!views().is_minipage(page)) return {0, (uint16_t)kPageBytes};
   uint32_t word = std::atomic_ref<uint32_t>(reinterpret_cast<uint32_t *>(extent_seg_.base)[extent_index(page)])
                       .load(std::memory_order_acquire);
-  return {(uint16_t)(word >> 16), (uint16_t)(word & 0xffff)};
+  return sc::extent_of_word(word);
 }
 
 void Sc::populate_copies(size_t first, size_t count) {

@@ -24,7 +24,7 @@ bool Sc::read_one_sided(size_t page) {
   if (views().is_minipage(page)) {
     uint32_t word = 0;
     f_.get(manager, extent_seg_.id, extent_index(page) * sizeof word, &word, sizeof word);
-    e = {(uint16_t)(word >> 16), (uint16_t)(word & 0xffff)};
+    e = sc::extent_of_word(word);
     if (e.bytes == 0) return false;  // not allocated: the manager says what happens
   }
   uint64_t w = f_.atomic_load(manager, owner_seg_.id, off);
@@ -45,8 +45,7 @@ bool Sc::read_one_sided(size_t page) {
   f_.get(owner, data_seg_.id, data_offset(page, e), sys_bytes(page, e), e.bytes);
   // Accessible here before the word is let go: an order about the page
   // can only follow a request, which starts after that.
-  std::atomic_ref<uint8_t>(access_[page]).store(sc::kRead, std::memory_order_release);
-  region_->protect(page, 1, Prot::read);
+  set_access(page, sc::kRead);
   f_.fetch_add(manager, owner_seg_.id, off, (uint64_t)0 - kReadingOneSided);
   add(stats().read_faults);
   add(stats().pages_fetched);

@@ -54,7 +54,7 @@ uint64_t Sc::claim_owner_word(uint32_t page) {
   }
   uint64_t *set = readers(page);
   for (int n = 0; n < nodes_ && n < kMaxOneSidedNodes; ++n)
-    if (w & one_sided_reader(n)) set[n / 64] |= uint64_t(1) << (n % 64);
+    if (w & one_sided_reader(n)) put_in(set, n);
   return w;
 }
 
@@ -77,7 +77,6 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
   uint64_t *set = readers(page);
   const uint64_t word = claim_owner_word(page);
   const int owner = owner_in(word);
-  auto set_owner = [&](int node, bool read_only) { this->set_owner(page, node, read_only); };
   // The manager answers alone: the access, and with fetch=one-sided maybe
   // the node whose read-only copy the requestor reads itself.
   auto answer = [&](sc::Access access, int read_from = -1) {
@@ -108,7 +107,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
   if (owner < 0) {
     // Nobody has touched the page: the first to do so owns it, writable
     // (its copy, never written by anyone, is the page's zeroes).
-    set_owner(requestor, false);
+    set_owner(page, requestor, false);
     answer(sc::kWrite);
     return;
   }
@@ -117,7 +116,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
       // It holds a valid copy already (its fault raced with nothing this
       // manager knows of): it may read, and write if it is alone.
       const bool alone = owner == requestor && others == 0;
-      if (alone) set_owner(owner, false);
+      if (alone) set_owner(page, owner, false);
       answer(alone ? sc::kWrite : sc::kRead);
       return;
     }
@@ -126,7 +125,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
       answer(sc::kRead, owner);  // RDMA-R: the owner's read-only copy is read where it is (sc.hpp)
       return;
     }
-    set_owner(owner, true);
+    set_owner(page, owner, true);
     order(owner, sc::kServeRead, 1, sc::kRead);
     return;
   }
@@ -141,7 +140,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
       if (n != requestor && has(set, n)) order(n, sc::kInvalidate, expect, sc::kWrite);
   }
   for (size_t w = 0; w < reader_words_; ++w) set[w] = 0;
-  set_owner(requestor, false);
+  set_owner(page, requestor, false);
 }
 
 }  // namespace rdsm

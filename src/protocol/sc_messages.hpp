@@ -39,6 +39,8 @@ struct Extent {
   uint16_t offset;
   uint16_t bytes;
 };
+// A minipage's extent word at its manager: offset << 16 | bytes.
+inline Extent extent_of_word(uint32_t word) { return {(uint16_t)(word >> 16), (uint16_t)(word & 0xffff)}; }
 
 struct OrderMsg {
   uint32_t page;
