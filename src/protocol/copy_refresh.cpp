@@ -22,12 +22,23 @@
 // learns a notice only after the writer's release made the diffs visible at
 // the home.  But pushed notices may run ahead (intervals of the next epoch,
 // after homes moved at a barrier this node has not finished), and those are
-// left to the miss.  Only read-only copies without unsent writes are refreshed (a page this
+// left to the miss.  Only copies without unsent writes are refreshed (a page this
 // node wrote in the open interval goes the usual way), and only with
 // one-sided fetch, which reads a page without the home counting the copy
-// again.  The application thread is inside the acquire, so nothing reads
-// the page while it is replaced (one application thread per node).
+// again.
+//
+// A kept copy (rewrites=compare: writable, with a twin) equal to its twin
+// is refreshed too, twin and all, and stays writable: a page that nodes
+// write in turns under a lock (a shared counter, a tree's cells, a task
+// queue) otherwise pays at every hand-off the invalidation, a read fault
+// with its read, a write fault and a twin; refreshed, the next write costs
+// nothing and the release's comparison finds it (micro_lock at 2 nodes: a
+// hand-off 6.2 -> 2.0 us, a contended critical section 5.5 -> 1.8 us).
+//
+// The application thread is inside the acquire, so nothing reads the page
+// while it is replaced (one application thread per node).
 #include <algorithm>
+#include <cstring>
 
 #include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
@@ -47,11 +58,16 @@ void Hlrc::note_reread(size_t page) {
 }
 
 bool Hlrc::refresh_instead(size_t page) {
-  if (reread_.empty() || state_[page] != kReadOnly || unreleased_writes(page)) return false;
-  uint8_t &r = reread_[page];
-  if ((r & kRoundsMask) == 0) return false;
-  if (!(r & kPending)) r |= kPending;
+  if (reread_.empty() || (reread_[page] & kRoundsMask) == 0) return false;
+  if (state_[page] == kReadOnly ? unreleased_writes(page) : !clean_kept_copy(page)) return false;
+  reread_[page] |= kPending;
   return true;
+}
+
+bool Hlrc::clean_kept_copy(size_t page) {
+  // Withheld writes may equal the twin byte for byte and still be owed.
+  return state_[page] == kWritable && !scan_ && !races_ && !kept_.empty() && kept_[page] && !written_[page] &&
+         (withheld_.empty() || !withheld_[page]) && !differs_from_twin(page);
 }
 
 void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {
@@ -72,10 +88,15 @@ void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {
       size_t p = first + k;
       uint8_t &r = reread_[p];
       r = (uint8_t)((r & kLevelMask) | ((r & kRoundsMask) - 1));
-      if (k < got) continue;
+      const bool kept = state_[p] == kWritable;
+      if (k < got) {
+        if (kept) memcpy(twin(p), region_->sys_page(p), kPageBytes);  // the base of the next diff
+        continue;
+      }
       // Not new enough at that home: dropped (fetch_pages counted it out).
       r |= kDropped;
-      free_twin(p);  // scan mode: the clean copy's twin
+      if (kept) kept_[p] = 0;  // its list entry goes at the next sweep
+      free_twin(p);  // a kept copy's twin, or in scan mode the clean copy's
       state_[p] = kInvalid;
       batch.set(p, Prot::none);
       add(stats().invalidations);

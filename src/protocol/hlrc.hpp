@@ -548,6 +548,8 @@ class Hlrc final : public Protocol {
   // An acquire's notice names `page`: refresh the copy instead of dropping
   // it (and mark it pending); mu_ held.
   bool refresh_instead(size_t page);
+  // A kept copy with nothing to send: writable, equal to its twin.
+  bool clean_kept_copy(size_t page);
   // Reads the pages chosen by refresh_instead anew from their homes; those
   // that cannot be read now are dropped after all; mu_ held.
   void refresh_copies(std::vector<uint32_t> &pages);
