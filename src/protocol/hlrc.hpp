@@ -338,8 +338,13 @@ class Hlrc final : public Protocol {
   // At release, before the diffs: which written pages stay writable
   // ("kept", with twins) and which are write-protected (into `batch`).
   void choose_kept(const std::vector<uint32_t> &written, ProtectionBatch &batch);
-  // After the diffs: the twins of the kept home pages are brought up to date.
+  // After the diffs: the twins of the kept home pages are brought up to date
+  // (at a barrier's release only after its catch-up: take_pending_home_twins).
   void keep_written(const std::vector<uint32_t> &written);
+  bool barrier_release_ = false;  // the release in progress is a barrier's
+  std::vector<uint32_t> pending_home_twins_;
+  PageArray<uint8_t> twin_pending_;  // a kept home page whose twin is still to be taken
+  void take_pending_home_twins();
   // A diff of `page` leaves its twin up to date (kept) or frees it.
   bool keeps_twin(size_t page, bool keep) const { return keep && (kept_.empty() || kept_[page] != 0); }
   void unkeep(size_t page);
