@@ -196,16 +196,19 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
   // release compares them: streamed (twin_copy.hpp).  The interval's whole
   // written list is the measure; its home pages are most of it here.
   const bool streaming = written.size() > kStreamedRefreshPages;
-  // At a barrier the copies wait until the catch-up: the application writes
-  // nothing meanwhile, and the catch-up drops the twins of pages another
-  // node wrote too (a radix sort's buckets: a quarter of its release)
-  // or takes them again, after the other nodes' diffs.
+  // At a barrier the copies of pages on probation wait until the catch-up:
+  // the application writes nothing meanwhile, and the catch-up drops the
+  // twins of those another node wrote too (a radix sort's buckets: a
+  // quarter of its release).  Pages written phase after phase are copied
+  // now, before this node arrives, where waiting for the others usually
+  // hides the copy (after the barrier it would delay every node: Ocean's
+  // boundary rows, 25,000 barriers).
   const bool defer = barrier_release_ && !races_ && !scan_;
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
     if (state_[p] != kWritable || home_[p] != self_) continue;  // elsewhere the diff brought the twin up to date
     if (untracked_[p]) continue;  // choose_kept found nobody had copied it
-    if (defer) {
+    if (defer && keep_window_[p] == 0) {
       if (!twin_pending_[p]) pending_home_twins_.push_back(p);
       twin_pending_[p] = 1;
       continue;
