@@ -108,7 +108,6 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     kept_list_.reset(pages_);
     opened_unwritten_.reset(pages_);
     twin_others_versions_.reset(pages_);
-    twin_pending_.reset(pages_);
     keep_window_.reset(pages_);
     last_rewrite_.reset(pages_);
   }

@@ -338,13 +338,8 @@ class Hlrc final : public Protocol {
   // At release, before the diffs: which written pages stay writable
   // ("kept", with twins) and which are write-protected (into `batch`).
   void choose_kept(const std::vector<uint32_t> &written, ProtectionBatch &batch);
-  // After the diffs: the twins of the kept home pages are brought up to date
-  // (at a barrier's release, those on probation after its catch-up).
+  // After the diffs: the twins of the kept home pages are brought up to date.
   void keep_written(const std::vector<uint32_t> &written);
-  bool barrier_release_ = false;  // the release in progress is a barrier's
-  std::vector<uint32_t> pending_home_twins_;  // pages whose twin_pending_ is set
-  PageArray<uint8_t> twin_pending_;
-  void take_pending_home_twins();
   // A diff of `page` leaves its twin up to date (kept) or frees it.
   bool keeps_twin(size_t page, bool keep) const { return keep && (kept_.empty() || kept_[page] != 0); }
   void unkeep(size_t page);
@@ -553,7 +548,8 @@ class Hlrc final : public Protocol {
   // An acquire's notice names `page`: refresh the copy instead of dropping
   // it (and mark it pending); mu_ held.
   bool refresh_instead(size_t page);
-  bool clean_kept_copy(size_t page);  // a kept copy with nothing to send: writable, equal to its twin
+  // A kept copy with nothing to send: writable, equal to its twin.
+  bool clean_kept_copy(size_t page);
   // Reads the pages chosen by refresh_instead anew from their homes; those
   // that cannot be read now are dropped after all; mu_ held.
   void refresh_copies(std::vector<uint32_t> &pages);

@@ -196,39 +196,13 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
   // release compares them: streamed (twin_copy.hpp).  The interval's whole
   // written list is the measure; its home pages are most of it here.
   const bool streaming = written.size() > kStreamedRefreshPages;
-  // At a barrier the copies of pages on probation wait until the catch-up:
-  // the application writes nothing meanwhile, and the catch-up drops the
-  // twins of those another node wrote too (a radix sort's buckets: a
-  // quarter of its release).  Pages written phase after phase are copied
-  // now, before this node arrives, where waiting for the others usually
-  // hides the copy (after the barrier it would delay every node: Ocean's
-  // boundary rows, 25,000 barriers).
-  const bool defer = barrier_release_ && !races_ && !scan_;
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
     if (state_[p] != kWritable || home_[p] != self_) continue;  // elsewhere the diff brought the twin up to date
     if (untracked_[p]) continue;  // choose_kept found nobody had copied it
-    if (defer && keep_window_[p] == 0) {
-      if (!twin_pending_[p]) pending_home_twins_.push_back(p);
-      twin_pending_[p] = 1;
-      continue;
-    }
     races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
     refresh_home_twin(p, streaming);
   }
-}
-
-void Hlrc::take_pending_home_twins() {
-  if (pending_home_twins_.empty()) return;
-  std::lock_guard<FutexLock> g(mu_);
-  const bool streaming = pending_home_twins_.size() > kStreamedRefreshPages;
-  for (uint32_t p : pending_home_twins_) {
-    // Dropped (write-protected, moved away) or taken again since: nothing to do.
-    if (!twin_pending_[p]) continue;
-    twin_pending_[p] = 0;
-    if (has_twin_[p] && kept_[p] && home_[p] == self_) refresh_home_twin(p, streaming);
-  }
-  pending_home_twins_.clear();
 }
 
 void Hlrc::unkeep(size_t page) {
@@ -274,7 +248,6 @@ void Hlrc::note_kept_home_change(size_t page) {
 }
 
 void Hlrc::refresh_home_twin(size_t page, bool streaming) {
-  if (!twin_pending_.empty()) twin_pending_[page] = 0;
   // The versions first: a diff landing during the copy then shows as a
   // change of versions at the next comparison (named maybe written), never
   // as a write of the home's own.
