@@ -8,7 +8,8 @@ set(RDSM_SPLASH_APP_TESTS
   "lu_global|splash_lu|-n 256 -g"
   "ocean|splash_ocean|-n 130 -i 3"
   "fft|splash_fft|-m 14"
-  "radix|splash_radix|-n 262144")
+  "radix|splash_radix|-n 262144"
+  "radix_own|splash_radix|-n 262144 -o")
 foreach(entry ${RDSM_SPLASH_APP_TESTS})
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 tag)
@@ -24,7 +25,7 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
       # Radix's scattered writes move a page between single writers at
       # almost every write under sc: seconds even at this size, so it is
       # left to the benchmarks.
-      if(protocol STREQUAL "sc" AND tag STREQUAL "radix")
+      if(protocol STREQUAL "sc" AND tag MATCHES "^radix")
         continue()
       endif()
       set(name splash_app.${tag}.${protocol}.p${procs})

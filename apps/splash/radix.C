@@ -16,8 +16,10 @@
  *   3. each process moves its keys to their ranks in the destination array
  *      (scattered writes into pages every process writes)          barrier
  * This works for any number of processes.  The master generates the keys
- * and initialises every shared array before any worker exists; afterwards
- * it checks that the result is sorted and equals qsort of the input.
+ * and initialises every shared array before any worker exists (with -o, as
+ * the SPLASH-2 original does, each process makes its own slice's keys and
+ * nobody sets up the destination); afterwards it checks that the result is
+ * sorted and equals qsort of the input.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +39,8 @@ static const char *usage_text =
     "  -rR  radix, a power of two, 2..65536 (default 1024)\n"
     "  -mM  keys are below M, 2..2^31-1 (default 524288)\n"
     "  -sS  seed of the keys (default 1)\n"
+    "  -o   as the SPLASH-2 original: each process makes the keys of its own slice\n"
+    "       (before the timed part); the master leaves both key arrays untouched\n"
     "  -t   check the result (always done)\n"
     "  -h   this help\n";
 
@@ -59,6 +63,7 @@ long nkeys = 4194304;
 long radix = 1024;
 long max_key = 524288;
 long seed = 1;
+int own_keys = 0; /* -o: each process makes its own slice's keys */
 long log_radix, passes, row;
 unsigned long start_time;
 
@@ -72,6 +77,15 @@ static void generate(int *out) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     out[i] = (int)((state >> 33) % (unsigned long long)max_key);
   }
+}
+
+/* -o: key i on its own (a hash of the seed and i), so that each process can
+ * make the keys of its slice. */
+static int key_at(long i) {
+  unsigned long long z = (unsigned long long)seed * 0x9E3779B97F4A7C15ull + (unsigned long long)i + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (int)((z ^ (z >> 31)) % (unsigned long long)max_key);
 }
 
 /* ---- one pass, for process id of nprocs (the reference: 0 of 1) ----------- */
@@ -137,6 +151,10 @@ void SlaveStart(void) {
   s.digit_total = digit_total;
   s.digit_start = digit_start;
   s.partial = partial;
+  if (own_keys) {
+    long i, lo = id * nkeys / P, hi = (id + 1) * nkeys / P;
+    for (i = lo; i < hi; i++) keys[0][i] = key_at(i);
+  }
 
   BARRIER(Global->bar, P)
   GET_PID(pid)
@@ -170,13 +188,14 @@ int main(int argc, char **argv) {
   unsigned long end_time, seq_start, seq_end;
 
   opterr = 0;
-  while ((c = getopt(argc, argv, "p:n:r:m:s:th")) != -1) {
+  while ((c = getopt(argc, argv, "p:n:r:m:s:oth")) != -1) {
     switch (c) {
       case 'p': P = parse_long("-p", optarg, 1, MAX_PROCS); break;
       case 'n': nkeys = parse_long("-n", optarg, 1, 1L << 28); break;
       case 'r': radix = parse_long("-r", optarg, 2, 65536); break;
       case 'm': max_key = parse_long("-m", optarg, 2, 2147483647L); break;
       case 's': seed = parse_long("-s", optarg, 0, 2147483647L); break;
+      case 'o': own_keys = 1; break;
       case 't': break;
       case 'h': printf("%s", usage_text); exit(0);
       default: {
@@ -216,8 +235,10 @@ int main(int argc, char **argv) {
   digit_start = (long *)G_MALLOC((size_t)radix * sizeof(long));
   partial = (long *)G_MALLOC((size_t)P * 16 * sizeof(long));
 
-  generate(keys[0]);
-  memset(keys[1], 0, (size_t)nkeys * sizeof(int));
+  if (!own_keys) {
+    generate(keys[0]);
+    memset(keys[1], 0, (size_t)nkeys * sizeof(int));
+  }
   memset(histogram, 0, (size_t)P * (size_t)row * sizeof(long));
   memset(before, 0, (size_t)P * (size_t)row * sizeof(long));
   memset(digit_total, 0, (size_t)radix * sizeof(long));
@@ -249,7 +270,10 @@ int main(int argc, char **argv) {
       printf("FAIL splash_radix: cannot allocate the sequential reference\n");
       exit(1);
     }
-    generate(input);
+    if (own_keys)
+      for (i = 0; i < nkeys; i++) input[i] = key_at(i);
+    else
+      generate(input);
     memcpy(ref[0], input, (size_t)nkeys * sizeof(int));
 
     CLOCK(seq_start)
