@@ -12,14 +12,8 @@
 
 #include <cstdio>
 
+#include "memory/madvise_populate.hpp"
 #include "memory/region.hpp"
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22  // Linux 5.14; older kernels refuse it (EINVAL) and nothing is mapped
-#endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels refuse it (EINVAL) and nothing is populated
-#endif
 
 namespace rdsm {
 

@@ -49,11 +49,8 @@
 #include "common/error.hpp"
 #include "common/futex.hpp"
 #include "memory/backend.hpp"
+#include "memory/madvise_populate.hpp"
 #include "memory/uffd_sys.hpp"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14; the backend needs 6.5 or newer anyway
-#endif
 
 namespace rdsm {
 
