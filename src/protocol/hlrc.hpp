@@ -267,6 +267,7 @@ class Hlrc final : public Protocol {
   void publish_interval(uint32_t id, const std::vector<uint32_t> &pages);
   // Eager mode: moves what writers pushed into pending_ (not applied yet).
   void drain_notices();
+  bool notices_pushed() const;  // a hint, without pending_mu_
   // Eager mode: drains and applies everything pushed so far.
   void apply_pushed_notices();
   // Applies notices until this node knows every interval up to `target`
@@ -471,6 +472,9 @@ class Hlrc final : public Protocol {
   std::vector<uint64_t> push_head_;  // per reader: how far this node has written
   std::mutex pending_mu_;
   std::vector<Interval> pending_;
+  // pending_ holds something; read without pending_mu_ (set under it,
+  // before the ring's tail that covers what was moved).
+  std::atomic<bool> pending_any_{false};
 
   // Replies awaited by the fault service thread or the application thread.
   std::atomic<int64_t> fetched_page_{-1};

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "common/clock.hpp"
+#include "common/span_clock.hpp"
 #include "stats/thread_stats.hpp"
 #include "rdsm.h"
 
@@ -68,9 +69,9 @@ inline void add(Stats::Counter &c, uint64_t v = 1) {
 // and the statistics cover only what follows the reset.
 class ScopedTimer {
  public:
-  explicit ScopedTimer(Stats::Counter &c) : c_(c), t0_(now_ns()) {}
+  explicit ScopedTimer(Stats::Counter &c) : c_(c), t0_(span_now_ns()) {}
   ~ScopedTimer() {
-    const uint64_t t1 = now_ns(), start = stats().start_ns.load(std::memory_order_relaxed);
+    const uint64_t t1 = span_now_ns(), start = stats().start_ns.load(std::memory_order_relaxed);
     const uint64_t from = t0_ > start ? t0_ : start;
     add(c_, t1 > from ? t1 - from : 0);
   }
