@@ -267,7 +267,6 @@ class Hlrc final : public Protocol {
   void publish_interval(uint32_t id, const std::vector<uint32_t> &pages);
   // Eager mode: moves what writers pushed into pending_ (not applied yet).
   void drain_notices();
-  bool notices_pushed() const;  // a hint, without pending_mu_
   // Eager mode: drains and applies everything pushed so far.
   void apply_pushed_notices();
   // Applies notices until this node knows every interval up to `target`

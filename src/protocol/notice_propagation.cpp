@@ -22,6 +22,29 @@ namespace {
 constexpr uint64_t kHead = 0, kTail = 64, kData = 128;
 // Record: [u32 interval][u32 page count][pages], padded to 8 bytes.
 size_t record_bytes(size_t pages) { return (8 + 4 * pages + 7) / 8 * 8; }
+
+// Writer w's ring in this node's notice segment.
+struct Ring {
+  uint8_t *base;
+  std::atomic_ref<uint64_t> head, tail;
+  Ring(uint8_t *segment, size_t ring_bytes, int w)
+      : base(segment + (kData + ring_bytes) * w),
+        head(*reinterpret_cast<uint64_t *>(base + kHead)),
+        tail(*reinterpret_cast<uint64_t *>(base + kTail)) {}
+};
+
+// Whether some writer's ring holds records this node has not moved yet.  A
+// hint read without pending_mu_: a tail another thread of this node is
+// moving is found equal to its head only once that thread is done (the
+// tail is stored last, with release).
+bool anything_pushed(uint8_t *segment, size_t ring_bytes, int nodes, int self) {
+  for (int w = 0; w < nodes; ++w) {
+    if (w == self) continue;
+    Ring r(segment, ring_bytes, w);
+    if (r.head.load(std::memory_order_acquire) != r.tail.load(std::memory_order_acquire)) return true;
+  }
+  return false;
+}
 }  // namespace
 
 sync::Bytes Hlrc::vc_bytes() const {
@@ -74,38 +97,21 @@ void Hlrc::publish_interval(uint32_t id, const std::vector<uint32_t> &pages) {
   f_.flush_all();
 }
 
-// Whether some writer's ring holds records this node has not moved yet.  A
-// hint read without pending_mu_: a tail another thread of this node is
-// moving is found equal to its head only once that thread is done (the
-// tail is stored last, with release).
-bool Hlrc::notices_pushed() const {
-  for (int w = 0; w < nodes_; ++w) {
-    if (w == self_) continue;
-    uint8_t *ring = notice_seg_.base + (kData + ring_bytes_) * w;
-    std::atomic_ref<uint64_t> head_ref(*reinterpret_cast<uint64_t *>(ring + kHead));
-    std::atomic_ref<uint64_t> tail_ref(*reinterpret_cast<uint64_t *>(ring + kTail));
-    if (head_ref.load(std::memory_order_acquire) != tail_ref.load(std::memory_order_acquire)) return true;
-  }
-  return false;
-}
-
 void Hlrc::drain_notices() {
   if (cfg_.notices != NoticeAxis::eager_push) return;
   // Most acquires find nothing new: then no lock (a lock pair costs about a
   // tenth of an uncontended rdsm_lock + rdsm_unlock).
-  if (!notices_pushed()) return;
+  if (!anything_pushed(notice_seg_.base, ring_bytes_, nodes_, self_)) return;
   std::lock_guard<std::mutex> g(pending_mu_);
   for (int w = 0; w < nodes_; ++w) {
     if (w == self_) continue;
-    uint8_t *ring = notice_seg_.base + (kData + ring_bytes_) * w;
-    std::atomic_ref<uint64_t> head_ref(*reinterpret_cast<uint64_t *>(ring + kHead));
-    std::atomic_ref<uint64_t> tail_ref(*reinterpret_cast<uint64_t *>(ring + kTail));
-    uint64_t head = head_ref.load(std::memory_order_acquire), tail = tail_ref.load(std::memory_order_relaxed);
+    Ring ring(notice_seg_.base, ring_bytes_, w);
+    uint64_t head = ring.head.load(std::memory_order_acquire), tail = ring.tail.load(std::memory_order_relaxed);
     auto read = [&](uint64_t pos, void *dst, size_t n) {
       uint64_t at = pos % ring_bytes_;
       size_t first = std::min<size_t>(n, ring_bytes_ - at);
-      memcpy(dst, ring + kData + at, first);
-      if (first < n) memcpy(static_cast<uint8_t *>(dst) + first, ring + kData, n - first);
+      memcpy(dst, ring.base + kData + at, first);
+      if (first < n) memcpy(static_cast<uint8_t *>(dst) + first, ring.base + kData, n - first);
     };
     while (tail < head) {
       uint32_t hdr[2];
@@ -116,7 +122,7 @@ void Hlrc::drain_notices() {
       pending_any_.store(true, std::memory_order_relaxed);  // ordered before the tail's release
       tail += record_bytes(hdr[1]);
     }
-    tail_ref.store(tail, std::memory_order_release);
+    ring.tail.store(tail, std::memory_order_release);
   }
 }
 
