@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "common/error.hpp"
+#include "common/span_clock.hpp"
 #include "common/message_signal.hpp"
 #include "stats/stats.hpp"
 
@@ -14,7 +15,10 @@ thread_local int t_local_id = 0;
 thread_local bool t_in_run = false;
 }  // namespace
 
-NodeThreads::NodeThreads(int per_node, int lock_count) : per_node_(per_node), locks_((size_t)lock_count) {}
+NodeThreads::NodeThreads(int per_node, int lock_count, uint64_t spin_ns)
+    : per_node_(per_node), spin_ns_(spin_ns), locks_((size_t)lock_count) {
+  for (Stripe &s : stripes_) s.mu.set_spin_ns(spin_ns_);
+}
 
 int NodeThreads::local_id() { return t_local_id; }
 
@@ -89,18 +93,34 @@ void NodeThreads::barrier(const std::function<void()> &node_barrier) {
 void NodeThreads::lock(int id, const std::function<void()> &take) {
   Stripe &s = stripe(id);
   LockState &st = locks_[(size_t)id];
-  std::unique_lock<std::mutex> g(s.mu);
+  std::unique_lock<FutexLock> g(s.mu);
   if (st.busy && st.owner == t_local_id)
     api_error("rdsm_lock", "lock %d is already held by this thread; unlock it before taking it again", id);
-  ++st.waiters;
-  if (st.busy) {
+  ++st.waiters;  // also while spinning: the holder hands the lock over instead of giving it up
+  const int me = t_local_id;
+  if (!st.free_for(me)) {
     // A sibling holds or takes the lock: this thread's lock wait (the
     // protocol counts its own when it takes the lock below).
     ScopedTimer waited(stats().lock_wait_ns);
-    s.cv.wait(g, [&] { return !st.busy; });
+    // Spins first (spin_ns_), trying again each time the lock looks free,
+    // then sleeps.
+    const uint64_t t0 = span_now_ns();
+    ++st.spinners;
+    for (unsigned i = 1; !st.free_for(me); ++i) {
+      g.unlock();
+      for (; !st.free_for(me); ++i) {
+        cpu_relax();
+        if (i % 64 == 0 && span_now_ns() - t0 > spin_ns_) break;
+      }
+      g.lock();
+      if (span_now_ns() - t0 > spin_ns_) break;
+    }
+    --st.spinners;
+    s.cv.wait(g, [&] { return st.free_for(me); });
   }
   --st.waiters;
   st.busy = true;
+  st.left_by = -1;
   if (st.node_holds) {
     // Handed over by a thread of this node: its writes are in this node's
     // memory, ordered before this point by the stripe's mutex.
@@ -119,7 +139,7 @@ void NodeThreads::lock(int id, const std::function<void()> &take) {
 bool NodeThreads::try_lock(int id, const std::function<bool()> &try_take) {
   Stripe &s = stripe(id);
   LockState &st = locks_[(size_t)id];
-  std::unique_lock<std::mutex> g(s.mu);
+  std::unique_lock<FutexLock> g(s.mu);
   if (st.busy && st.owner == t_local_id)
     api_error("rdsm_trylock", "lock %d is already held by this thread; unlock it before taking it again", id);
   if (st.busy || st.waiters) return false;
@@ -144,13 +164,14 @@ bool NodeThreads::try_lock(int id, const std::function<bool()> &try_take) {
 void NodeThreads::unlock(int id, const std::function<void()> &give) {
   Stripe &s = stripe(id);
   LockState &st = locks_[(size_t)id];
-  std::unique_lock<std::mutex> g(s.mu);
+  std::unique_lock<FutexLock> g(s.mu);
   if (!st.busy || st.owner != t_local_id)
     api_error("rdsm_unlock",
               "lock %d is not held by this thread; unlock only a lock this thread took with rdsm_lock(%d)", id, id);
   st.owner = -1;
   if (st.waiters > 0 && st.handoffs < kMaxLocalHandoffs) {
     st.busy = false;  // the node keeps the lock: a local waiter takes it over
+    if (st.spinners > 0) st.left_by = (int16_t)t_local_id;  // one that is spinning, not this thread again
     s.cv.notify_all();
     return;
   }
@@ -161,6 +182,7 @@ void NodeThreads::unlock(int id, const std::function<void()> &give) {
   g.lock();
   st.node_holds = false;
   st.busy = false;
+  if (st.spinners > 0) st.left_by = (int16_t)t_local_id;
   s.cv.notify_all();
 }
 

@@ -20,6 +20,7 @@
 //            waiting nodes are not starved.
 // With T = 1 nothing here is used: the C API calls the protocol directly.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -27,11 +28,16 @@
 #include <thread>
 #include <vector>
 
+#include "common/futex.hpp"
+
 namespace rdsm {
 
 class NodeThreads {
  public:
-  NodeThreads(int per_node, int lock_count);
+  // A waiter for a lock spins for spin_ns before it sleeps: kSpinNs where
+  // every compute thread of the host has a CPU of its own, else 0 (a
+  // spinner would take the CPU the holder needs).
+  NodeThreads(int per_node, int lock_count, uint64_t spin_ns);
   int per_node() const { return per_node_; }
   // The calling thread's number within its node: 0 .. per_node()-1 (0
   // outside rdsm_run_threads).
@@ -61,23 +67,42 @@ class NodeThreads {
   void unlock(int id, const std::function<void()> &give);
 
   static constexpr int kMaxLocalHandoffs = 16;
+  // How long a thread that finds the lock held by a sibling spins before it
+  // sleeps, where threads have CPUs of their own.  Waking a sleeping thread costs 20-100 us on a
+  // virtual machine whose idle CPUs halt (protocols.md), against a critical
+  // section of a microsecond or two: a waiter that slept found, when it
+  // woke, that the sibling had taken the lock back, again and again (two
+  // threads passing a lock in turn: 30-55 us a turn, 1.3-1.9 us spinning).
+  static constexpr uint64_t kSpinNs = 20000;
 
  private:
+  // Written under the stripe's mutex; busy and left_by are also read
+  // without it, by spinning waiters.
   struct LockState {
-    bool busy = false;        // a thread of this node holds the lock or is taking it
+    std::atomic<bool> busy{false};  // a thread of this node holds the lock or is taking it
+    // A local hand-off to a spinning waiter: the thread that let the lock go
+    // may not take it back before a waiter has it (-1: anyone may).  A
+    // thread that retakes a lock at once would otherwise win nearly every
+    // time against a waiter that must first see it free.
+    std::atomic<int16_t> left_by{-1};
     bool node_holds = false;  // the node holds it through the protocol
-    uint16_t waiters = 0;     // threads of this node waiting for it
+    uint16_t waiters = 0;     // threads of this node waiting for it (spinning or asleep)
+    uint16_t spinners = 0;    // of which spinning
     uint16_t handoffs = 0;    // local hand-offs since the node took it
     int16_t owner = -1;       // local id of the holding thread
+    bool free_for(int local) const {
+      return !busy.load(std::memory_order_relaxed) && left_by.load(std::memory_order_relaxed) != local;
+    }
   };
   struct Stripe {
-    std::mutex mu;
-    std::condition_variable cv;
+    FutexLock mu;  // held for a few instructions at a time: spins for spin_ns_ too
+    std::condition_variable_any cv;
   };
   static constexpr size_t kStripes = 64;
   Stripe &stripe(int id) { return stripes_[(size_t)id % kStripes]; }
 
   int per_node_;
+  uint64_t spin_ns_;
   int team_ = 1;  // threads running now: 1 + helpers_.size()
   std::vector<std::thread> helpers_;
   std::vector<LockState> locks_;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/clock.hpp"
+#include "common/usable_cpus.hpp"
 #include "common/error.hpp"
 #include "common/fault_inject.hpp"
 #include "protocol/presets.hpp"
@@ -83,7 +84,10 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->protocol = make_protocol(*rt->fabric, rt->opt, *cfg);
   rt->allocator->bind(*rt->protocol);
   if (rt->opt.threads > 1) {
-    rt->threads = std::make_unique<NodeThreads>(rt->opt.threads, rt->protocol->lock_count());
+    // The shm fabric runs every node on this host; other fabrics, one here.
+    const long host_threads = (long)rt->opt.threads * (rt->opt.fabric == "shm" ? rt->opt.nodes : 1);
+    rt->threads = std::make_unique<NodeThreads>(rt->opt.threads, rt->protocol->lock_count(),
+                                                host_threads <= usable_cpus() ? NodeThreads::kSpinNs : 0);
     thread_stats_configure(rt->opt.threads);  // the caller is thread 0
   }
   if (rt->node_block) {

@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/span_clock.hpp"
+
 namespace rdsm {
 
 // Sleeps while *word == expected, at most timeout_ns (0 = no limit).
@@ -30,16 +32,25 @@ inline void cpu_relax() { __builtin_ia32_pause(); }
 
 // A lock usable across threads and from a signal handler that interrupts a
 // thread which does not hold it (the fault path never runs while its own
-// thread is inside the runtime).  Futex-based, unfair, tiny.
+// thread is inside the runtime).  Futex-based, unfair, tiny.  A waiter
+// spins a little before it sleeps; `spin_ns` makes that at least so long,
+// for locks held only for a few instructions by threads that keep running,
+// where a sleeping waiter would pay a wake-up (tens of microseconds where
+// idle CPUs halt) for a wait of nanoseconds.
 class FutexLock {
  public:
+  explicit FutexLock(uint64_t spin_ns = 0) : spin_ns_(spin_ns) {}
+  void set_spin_ns(uint64_t ns) { spin_ns_ = ns; }  // before the lock is shared
   void lock() {
     uint32_t c = 0;
     if (w_.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
-    for (int i = 0; i < 64; ++i) {
+    const uint64_t t0 = spin_ns_ ? span_now_ns() : 0;
+    for (unsigned i = 1;; ++i) {
       cpu_relax();
       c = 0;
-      if (w_.compare_exchange_weak(c, 1, std::memory_order_acquire)) return;
+      if (w_.load(std::memory_order_relaxed) == 0 && w_.compare_exchange_weak(c, 1, std::memory_order_acquire))
+        return;
+      if (i % 64 == 0 && (!spin_ns_ || span_now_ns() - t0 > spin_ns_)) break;
     }
     if (c != 2) c = w_.exchange(2, std::memory_order_acquire);
     while (c != 0) {
@@ -57,6 +68,7 @@ class FutexLock {
 
  private:
   std::atomic<uint32_t> w_{0};
+  uint64_t spin_ns_;
 };
 
 }  // namespace rdsm

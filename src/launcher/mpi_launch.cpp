@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/clock.hpp"
+#include "common/usable_cpus.hpp"
 #include "launcher/mpi_stats.hpp"
 #include "launcher/mpi_supervise.hpp"
 #include "launcher/rank_watch.hpp"
@@ -62,11 +63,6 @@ Launcher launcher_kind(const std::string &mpirun) {
 
 void set(const char *name, const std::string &value) {
   if (!value.empty()) setenv(name, value.c_str(), 1);
-}
-
-long online_cores() {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? n : 1;
 }
 
 }  // namespace
@@ -139,7 +135,7 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   }
   // mpirun gives a host one slot per core (one per listed name with
   // --hosts) and refuses more ranks than slots; a hostfile says its own.
-  if ((cfg.hosts.empty() && cfg.hostfile.empty() && cfg.nodes > online_cores()) ||
+  if ((cfg.hosts.empty() && cfg.hostfile.empty() && cfg.nodes > usable_cpus()) ||
       (listed && (size_t)cfg.nodes > listed))
     argv.push_back("--oversubscribe");
   // The one-sided component that works (mpi_environment.cpp); a choice the

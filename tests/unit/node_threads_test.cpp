@@ -4,6 +4,7 @@
 #include "api/node_threads.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <gtest/gtest.h>
 
@@ -11,7 +12,8 @@ namespace rdsm {
 namespace {
 
 struct Shared {
-  NodeThreads threads{4, 8};
+  explicit Shared(bool spin = false) : threads(4, 8, spin ? NodeThreads::kSpinNs : 0) {}
+  NodeThreads threads;
   std::atomic<int> takes{0}, gives{0}, node_barriers{0};
   std::atomic<int> holders{0}, overlaps{0};
   long counter = 0;  // plain: the lock alone orders its updates
@@ -36,8 +38,12 @@ void contend(void *arg) {
   }
 }
 
-TEST(NodeThreads, CohortLockExcludesAndBoundsLocalHandoffs) {
-  Shared s;
+// Waiters that sleep at once, and waiters that spin first (each thread
+// with a CPU of its own).
+class CohortLock : public testing::TestWithParam<bool> {};
+
+TEST_P(CohortLock, ExcludesAndBoundsLocalHandoffs) {
+  Shared s(GetParam());
   s.threads.run(contend, &s, "test");
   EXPECT_EQ(s.overlaps.load(), 0);
   EXPECT_EQ(s.counter, 4L * kRounds);
@@ -47,6 +53,53 @@ TEST(NodeThreads, CohortLockExcludesAndBoundsLocalHandoffs) {
   EXPECT_LE(s.longest_run, NodeThreads::kMaxLocalHandoffs + 1);
   // The threads did queue up: the lock was handed over locally.
   EXPECT_LT(s.takes.load(), 4 * kRounds);
+}
+
+INSTANTIATE_TEST_SUITE_P(NodeThreads, CohortLock, testing::Bool(),
+                         [](const testing::TestParamInfo<bool> &i) { return i.param ? "spin" : "sleep"; });
+
+// A thread that lets a lock go while a sibling spins for it, and at once
+// asks for it again, gets it only after the sibling had it: the spinner
+// would otherwise lose nearly every time (it must first see the lock free),
+// and a waiter that gives up spinning sleeps, paying a wake-up of tens of
+// microseconds on a virtual machine.
+struct Retake {
+  NodeThreads threads{2, 1, 10'000'000'000ull};  // waiters spin, for the whole test
+  std::atomic<int> held{0};     // thread 0 holds the lock (round + 1)
+  std::atomic<int> waiting{0};  // thread 1 is about to wait (spin) for it (round + 1)
+  int sibling_had = 0;          // under the lock: thread 1's takes
+  int lost = 0;                 // thread 0 took the lock back before thread 1 had it
+};
+
+void retake(void *arg) {
+  Retake &r = *static_cast<Retake *>(arg);
+  for (int round = 0; round < 50; ++round) {
+    r.threads.barrier([] {});
+    if (NodeThreads::local_id() == 0) {
+      r.threads.lock(0, [] {});
+      const int had = r.sibling_had;
+      r.held.store(round + 1);
+      while (r.waiting.load() != round + 1) std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));  // thread 1 is spinning by now
+      r.threads.unlock(0, [] {});
+      r.threads.lock(0, [] {});
+      if (r.sibling_had == had) ++r.lost;
+      r.threads.unlock(0, [] {});
+    } else {
+      while (r.held.load() != round + 1) std::this_thread::yield();
+      r.waiting.store(round + 1);
+      r.threads.lock(0, [] {});
+      ++r.sibling_had;
+      r.threads.unlock(0, [] {});
+    }
+  }
+}
+
+TEST(NodeThreads, SpinningWaiterGetsTheLockBeforeItsHolderTakesItBack) {
+  Retake r;
+  r.threads.run(retake, &r, "test");
+  EXPECT_EQ(r.sibling_had, 50);
+  EXPECT_EQ(r.lost, 0);
 }
 
 void meet(void *arg) {
@@ -75,7 +128,7 @@ void local_id(void *arg) {
 }
 
 TEST(NodeThreads, RunGivesEachThreadItsNumber) {
-  NodeThreads threads(4, 1);
+  NodeThreads threads(4, 1, 0);
   std::atomic<int> seen[4] = {};
   threads.run(local_id, seen, "test");
   for (auto &n : seen) EXPECT_EQ(n.load(), 1);
