@@ -468,7 +468,9 @@ class Hlrc final : public Protocol {
   // Eager notices: per writer a ring in every reader's memory.
   fabric::Segment notice_seg_;
   size_t ring_bytes_ = 0;
-  std::vector<uint64_t> push_head_;  // per reader: how far this node has written
+  std::vector<uint64_t> push_head_;       // per reader: how far this node has written
+  std::vector<uint64_t> push_tail_seen_;  // per reader: how far it had read, when last looked at
+  std::vector<uint8_t> push_record_;      // the record being pushed (kept: no allocation per release)
   std::mutex pending_mu_;
   std::vector<Interval> pending_;
   // pending_ holds something; read without pending_mu_ (set under it,

@@ -70,19 +70,28 @@ void Hlrc::setup_notice_buffers() {
   while (ring_bytes_ < record_bytes(pages_) + 8) ring_bytes_ *= 2;
   notice_seg_ = f_.register_segment((kData + ring_bytes_) * nodes_);
   push_head_.assign(nodes_, 0);
+  push_tail_seen_.assign(nodes_, 0);
 }
 
 void Hlrc::publish_interval(uint32_t id, const std::vector<uint32_t> &pages) {
   if (cfg_.notices != NoticeAxis::eager_push) return;
-  std::vector<uint8_t> rec(record_bytes(pages.size()), 0);
+  std::vector<uint8_t> &rec = push_record_;
+  rec.assign(record_bytes(pages.size()), 0);
   uint32_t hdr[2] = {id, (uint32_t)pages.size()};
   memcpy(rec.data(), hdr, sizeof hdr);
   if (!pages.empty()) memcpy(rec.data() + 8, pages.data(), 4 * pages.size());
   uint64_t ring = (kData + ring_bytes_) * self_;  // this writer's ring, in every reader
   for (int r = 0; r < nodes_; ++r) {
     if (r == self_) continue;
-    uint64_t &head = push_head_[r];
-    auto fits = [&] { return ring_bytes_ - (head - f_.atomic_load(r, notice_seg_.id, ring + kTail)) >= rec.size(); };
+    uint64_t &head = push_head_[r], &tail = push_tail_seen_[r];
+    // The reader's tail only grows: room by an old reading is room now, and
+    // the reader's line is fetched (a miss each time it moved) only when the
+    // ring looks full.
+    auto fits = [&] {
+      if (ring_bytes_ - (head - tail) >= rec.size()) return true;
+      tail = f_.atomic_load(r, notice_seg_.id, ring + kTail);
+      return ring_bytes_ - (head - tail) >= rec.size();
+    };
     // A full ring empties when its reader acquires; meanwhile take in what
     // others push to this node, so that two writers never wait on each other.
     if (!fits()) sync::backoff_until(fits, while_waiting());
