@@ -4,8 +4,8 @@
 #include <system_error>
 
 #include "common/error.hpp"
-#include "common/span_clock.hpp"
 #include "common/message_signal.hpp"
+#include "common/span_clock.hpp"
 #include "stats/stats.hpp"
 
 namespace rdsm {

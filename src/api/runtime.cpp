@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "common/clock.hpp"
-#include "common/usable_cpus.hpp"
 #include "common/error.hpp"
 #include "common/fault_inject.hpp"
+#include "common/usable_cpus.hpp"
 #include "protocol/presets.hpp"
 #include "races/race_job.hpp"
 #include "races/race_report.hpp"
