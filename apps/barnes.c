@@ -27,14 +27,15 @@
  *   bounds   each node writes the bounding box of its bodies into its slot;
  *            node 0 resets the cell pool and stamps the root cell;  barrier;
  *   build    every node computes the root cube from all slots and inserts
- *            the bodies of its zone into ONE octree in shared memory (cells from a shared
- *            pool: each node takes page-sized ranges from its own part of
- *            it, the same pages every step, as SPLASH-2 Barnes's
- *            per-processor cell arrays, and from the rest, under an
- *            allocation lock, when its part runs out).  Fine-grained locking as in SPLASH-2
- *            Barnes-original (the point of the benchmark for a DSM): a
- *            node walks down without locks while the child slot it needs
- *            holds a cell, and locks the cell whose slot it must change
+ *            the bodies of its zone into ONE octree in shared memory (cells
+ *            from a shared pool: each node takes page-sized ranges from its
+ *            own part of it, the same pages every step, as SPLASH-2
+ *            Barnes's per-processor cell arrays, and from the rest, under
+ *            an allocation lock, when its part runs out).  Fine-grained
+ *            locking as in SPLASH-2 Barnes-original (the point of the
+ *            benchmark for a DSM): a node walks down without locks while
+ *            the child slot it needs holds a cell, and locks the cell whose
+ *            slot it must change
  *            (empty -> body, or body -> new subtree that separates the two
  *            bodies), re-reading the slot under the lock;  barrier;
  *   cofm     each node takes the cells two levels below the root that it
@@ -265,12 +266,6 @@ static int by_key(const void *x, const void *y) {
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* Renumbers the bodies in the order of the Morton keys of their positions
- * in the root cube of the first step's tree, so that a contiguous block of
- * indices is a compact region of space: the bits of a key are those of the
- * octants on the path from the root (z, y, x, as octant_of numbers them),
- * so the order is that of a depth-first walk of the octree and consecutive
- * blocks are subtrees, or a few of them.  Returns 0 when out of memory. */
 /* The cube the keys are taken in: the root cube of the bodies' first
  * positions, fixed for the run. */
 typedef struct curve_frame {
@@ -306,6 +301,12 @@ static uint64_t curve_key(const curve_frame *f, const double pos[3]) {
   return key;
 }
 
+/* Renumbers the bodies in the order of the Morton keys of their positions
+ * in the root cube of the first step's tree, so that a contiguous block of
+ * indices is a compact region of space: the bits of a key are those of the
+ * octants on the path from the root (z, y, x, as octant_of numbers them),
+ * so the order is that of a depth-first walk of the octree and consecutive
+ * blocks are subtrees, or a few of them.  Returns 0 when out of memory. */
 static int order_along_curve(body *b, long n) {
   const curve_frame f = curve_frame_of(b, n);
   keyed_body *k = (keyed_body *)malloc((size_t)n * sizeof *k);
