@@ -106,14 +106,11 @@ void NodeThreads::lock(int id, const std::function<void()> &take) {
     // then sleeps.
     const uint64_t t0 = span_now_ns();
     ++st.spinners;
-    for (unsigned i = 1; !st.free_for(me); ++i) {
+    while (!st.free_for(me)) {
       g.unlock();
-      for (; !st.free_for(me); ++i) {
-        cpu_relax();
-        if (i % 64 == 0 && span_now_ns() - t0 > spin_ns_) break;
-      }
+      const bool seen_free = spin_until([&] { return st.free_for(me); }, spin_ns_, t0);
       g.lock();
-      if (span_now_ns() - t0 > spin_ns_) break;
+      if (!seen_free) break;
     }
     --st.spinners;
     s.cv.wait(g, [&] { return st.free_for(me); });

@@ -30,6 +30,18 @@ inline void futex_wake(std::atomic<uint32_t> *word, int count = 1 << 30) {
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
+// Spins until done() is true: at least 64 tries, and on until spin_ns have
+// passed since `since` (a span_now_ns() reading; unread when spin_ns is 0).
+// Returns whether done() became true.  Async-signal-safe if done() is.
+template <class Done>
+bool spin_until(const Done &done, uint64_t spin_ns, uint64_t since) {
+  for (unsigned i = 1;; ++i) {
+    cpu_relax();
+    if (done()) return true;
+    if (i % 64 == 0 && (!spin_ns || span_now_ns() - since > spin_ns)) return false;
+  }
+}
+
 // A lock usable across threads and from a signal handler that interrupts a
 // thread which does not hold it (the fault path never runs while its own
 // thread is inside the runtime).  Futex-based, unfair, tiny.  A waiter
@@ -44,14 +56,11 @@ class FutexLock {
   void lock() {
     uint32_t c = 0;
     if (w_.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
-    const uint64_t t0 = spin_ns_ ? span_now_ns() : 0;
-    for (unsigned i = 1;; ++i) {
-      cpu_relax();
+    auto took = [&] {
       c = 0;
-      if (w_.load(std::memory_order_relaxed) == 0 && w_.compare_exchange_weak(c, 1, std::memory_order_acquire))
-        return;
-      if (i % 64 == 0 && (!spin_ns_ || span_now_ns() - t0 > spin_ns_)) break;
-    }
+      return w_.load(std::memory_order_relaxed) == 0 && w_.compare_exchange_weak(c, 1, std::memory_order_acquire);
+    };
+    if (spin_until(took, spin_ns_, spin_ns_ ? span_now_ns() : 0)) return;
     if (c != 2) c = w_.exchange(2, std::memory_order_acquire);
     while (c != 0) {
       futex_wait(&w_, 2);

@@ -35,6 +35,7 @@
 #include "memory/protection_batch.hpp"
 #include "memory/region.hpp"
 #include "protocol/diff.hpp"
+#include "protocol/notice_rings.hpp"
 #include "protocol/notices.hpp"
 #include "protocol/page_word.hpp"
 #include "protocol/presets.hpp"
@@ -265,7 +266,7 @@ class Hlrc final : public Protocol {
   // ---- notice axis (notice_propagation.cpp)
   // Called at the end of close_interval: eager mode pushes the notices.
   void publish_interval(uint32_t id, const std::vector<uint32_t> &pages);
-  // Eager mode: moves what writers pushed into pending_ (not applied yet).
+  // Eager mode: moves what writers pushed into rings_.pending (not applied yet).
   void drain_notices();
   // Eager mode: drains and applies everything pushed so far.
   void apply_pushed_notices();
@@ -465,17 +466,7 @@ class Hlrc final : public Protocol {
   std::unique_ptr<sync::Locks> locks_;
   std::unique_ptr<sync::Barrier> barrier_;
 
-  // Eager notices: per writer a ring in every reader's memory.
-  fabric::Segment notice_seg_;
-  size_t ring_bytes_ = 0;
-  std::vector<uint64_t> push_head_;       // per reader: how far this node has written
-  std::vector<uint64_t> push_tail_seen_;  // per reader: how far it had read, when last looked at
-  std::vector<uint8_t> push_record_;      // the record being pushed (kept: no allocation per release)
-  std::mutex pending_mu_;
-  std::vector<Interval> pending_;
-  // pending_ holds something; read without pending_mu_ (set under it,
-  // before the ring's tail that covers what was moved).
-  std::atomic<bool> pending_any_{false};
+  NoticeRings rings_;  // eager notices
 
   // Replies awaited by the fault service thread or the application thread.
   std::atomic<int64_t> fetched_page_{-1};

@@ -34,7 +34,7 @@ struct Ring {
 };
 
 // Whether some writer's ring holds records this node has not moved yet.  A
-// hint read without pending_mu_: a tail another thread of this node is
+// hint read without rings_.pending_mu: a tail another thread of this node is
 // moving is found equal to its head only once that thread is done (the
 // tail is stored last, with release).
 bool anything_pushed(uint8_t *segment, size_t ring_bytes, int nodes, int self) {
@@ -66,42 +66,42 @@ std::function<void()> Hlrc::while_waiting() {
 void Hlrc::setup_notice_buffers() {
   if (cfg_.notices != NoticeAxis::eager_push) return;
   // One whole interval (every page of the region) always fits in a ring.
-  ring_bytes_ = 256 << 10;
-  while (ring_bytes_ < record_bytes(pages_) + 8) ring_bytes_ *= 2;
-  notice_seg_ = f_.register_segment((kData + ring_bytes_) * nodes_);
-  push_head_.assign(nodes_, 0);
-  push_tail_seen_.assign(nodes_, 0);
+  rings_.ring_bytes = 256 << 10;
+  while (rings_.ring_bytes < record_bytes(pages_) + 8) rings_.ring_bytes *= 2;
+  rings_.seg = f_.register_segment((kData + rings_.ring_bytes) * nodes_);
+  rings_.push_head.assign(nodes_, 0);
+  rings_.push_tail_seen.assign(nodes_, 0);
 }
 
 void Hlrc::publish_interval(uint32_t id, const std::vector<uint32_t> &pages) {
   if (cfg_.notices != NoticeAxis::eager_push) return;
-  std::vector<uint8_t> &rec = push_record_;
+  std::vector<uint8_t> &rec = rings_.record;
   rec.assign(record_bytes(pages.size()), 0);
   uint32_t hdr[2] = {id, (uint32_t)pages.size()};
   memcpy(rec.data(), hdr, sizeof hdr);
   if (!pages.empty()) memcpy(rec.data() + 8, pages.data(), 4 * pages.size());
-  uint64_t ring = (kData + ring_bytes_) * self_;  // this writer's ring, in every reader
+  uint64_t ring = (kData + rings_.ring_bytes) * self_;  // this writer's ring, in every reader
   for (int r = 0; r < nodes_; ++r) {
     if (r == self_) continue;
-    uint64_t &head = push_head_[r], &tail = push_tail_seen_[r];
+    uint64_t &head = rings_.push_head[r], &tail = rings_.push_tail_seen[r];
     // The reader's tail only grows: room by an old reading is room now, and
     // the reader's line is fetched (a miss each time it moved) only when the
     // ring looks full.
     auto fits = [&] {
-      if (ring_bytes_ - (head - tail) >= rec.size()) return true;
-      tail = f_.atomic_load(r, notice_seg_.id, ring + kTail);
-      return ring_bytes_ - (head - tail) >= rec.size();
+      if (rings_.ring_bytes - (head - tail) >= rec.size()) return true;
+      tail = f_.atomic_load(r, rings_.seg.id, ring + kTail);
+      return rings_.ring_bytes - (head - tail) >= rec.size();
     };
     // A full ring empties when its reader acquires; meanwhile take in what
     // others push to this node, so that two writers never wait on each other.
     if (!fits()) sync::backoff_until(fits, while_waiting());
-    uint64_t at = head % ring_bytes_;
-    size_t first = std::min<size_t>(rec.size(), ring_bytes_ - at);
-    f_.put(r, notice_seg_.id, ring + kData + at, rec.data(), first);
-    if (first < rec.size()) f_.put(r, notice_seg_.id, ring + kData, rec.data() + first, rec.size() - first);
+    uint64_t at = head % rings_.ring_bytes;
+    size_t first = std::min<size_t>(rec.size(), rings_.ring_bytes - at);
+    f_.put(r, rings_.seg.id, ring + kData + at, rec.data(), first);
+    if (first < rec.size()) f_.put(r, rings_.seg.id, ring + kData, rec.data() + first, rec.size() - first);
     head += rec.size();
     f_.flush(r);  // the record is visible before the head that covers it
-    f_.put(r, notice_seg_.id, ring + kHead, &head, sizeof head);
+    f_.put(r, rings_.seg.id, ring + kHead, &head, sizeof head);
   }
   f_.flush_all();
 }
@@ -110,15 +110,15 @@ void Hlrc::drain_notices() {
   if (cfg_.notices != NoticeAxis::eager_push) return;
   // Most acquires find nothing new: then no lock (a lock pair costs about a
   // tenth of an uncontended rdsm_lock + rdsm_unlock).
-  if (!anything_pushed(notice_seg_.base, ring_bytes_, nodes_, self_)) return;
-  std::lock_guard<std::mutex> g(pending_mu_);
+  if (!anything_pushed(rings_.seg.base, rings_.ring_bytes, nodes_, self_)) return;
+  std::lock_guard<std::mutex> g(rings_.pending_mu);
   for (int w = 0; w < nodes_; ++w) {
     if (w == self_) continue;
-    Ring ring(notice_seg_.base, ring_bytes_, w);
+    Ring ring(rings_.seg.base, rings_.ring_bytes, w);
     uint64_t head = ring.head.load(std::memory_order_acquire), tail = ring.tail.load(std::memory_order_relaxed);
     auto read = [&](uint64_t pos, void *dst, size_t n) {
-      uint64_t at = pos % ring_bytes_;
-      size_t first = std::min<size_t>(n, ring_bytes_ - at);
+      uint64_t at = pos % rings_.ring_bytes;
+      size_t first = std::min<size_t>(n, rings_.ring_bytes - at);
       memcpy(dst, ring.base + kData + at, first);
       if (first < n) memcpy(static_cast<uint8_t *>(dst) + first, ring.base + kData, n - first);
     };
@@ -127,8 +127,8 @@ void Hlrc::drain_notices() {
       read(tail, hdr, sizeof hdr);
       Interval iv{(uint32_t)w, hdr[0], std::vector<uint32_t>(hdr[1])};
       if (hdr[1]) read(tail + 8, iv.pages.data(), 4 * (size_t)hdr[1]);
-      pending_.push_back(std::move(iv));
-      pending_any_.store(true, std::memory_order_relaxed);  // ordered before the tail's release
+      rings_.pending.push_back(std::move(iv));
+      rings_.pending_any.store(true, std::memory_order_relaxed);  // ordered before the tail's release
       tail += record_bytes(hdr[1]);
     }
     ring.tail.store(tail, std::memory_order_release);
@@ -164,10 +164,10 @@ void Hlrc::catch_up(const VClock &target) {
 void Hlrc::apply_pushed_notices() {
   drain_notices();
   NoticeSet s;
-  if (pending_any_.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> g(pending_mu_);
-    s.intervals.swap(pending_);
-    pending_any_.store(false, std::memory_order_relaxed);
+  if (rings_.pending_any.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> g(rings_.pending_mu);
+    s.intervals.swap(rings_.pending);
+    rings_.pending_any.store(false, std::memory_order_relaxed);
   }
   if (s.intervals.empty() && learn_at_barrier_.empty()) return;  // nothing arrived, nothing held back
   apply_notices(s);
