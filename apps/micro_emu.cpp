@@ -13,6 +13,8 @@
 //                (max(P*h + nic(S), h + P*nic(S)) + L) / P
 //   get          S bytes:     h + 2L + nic(0) + nic(S)
 //   fetch_add    8 bytes:     h + 2L + nic(0) + nic(8)
+//   batch        K = 16 fetch_adds sent together (Fabric::batch), per batch:
+//                K*h + 2L + nic(0) + nic(8K)
 //   round trip   S bytes each way, answered by node 1's handler:
 //                2 * (h + L + nic(S + 16) + interrupt, in interrupt mode)
 // with h the host overhead, L the latency and nic(B) = packets(B) *
@@ -148,6 +150,14 @@ struct Bench {
   double fetch_add(Fabric &f, int ops) {
     return each(ops, [&] { f.fetch_add(1, seg.id, 0, 1); });
   }
+  static constexpr size_t kBatchOps = 16;
+  double batch(Fabric &f, int ops) {
+    Fabric::BatchOp list[kBatchOps];
+    uint64_t olds[kBatchOps];
+    for (size_t k = 0; k < kBatchOps; ++k)
+      list[k] = {Fabric::BatchOp::fetch_add, seg.id, 8 * k, nullptr, 0, 1, &olds[k]};
+    return each(ops, [&] { f.batch(1, list, kBatchOps); });
+  }
   double round_trip(Fabric &f, MsgType ping, int ops) {
     return each(ops, [&] {
       uint64_t want = pongs.load() + 1;
@@ -206,6 +216,8 @@ int main(int argc, char **argv) {
          [&](Fabric &f) { return b.put_flush(f, puts); }},
         {"get", a.size, h + 2 * L + nic(0) + nic(a.size), [&](Fabric &f) { return b.get(f, a.ops, a.size); }},
         {"fetch_add", 8, h + 2 * L + nic(0) + nic(8), [&](Fabric &f) { return b.fetch_add(f, a.ops); }},
+        {"batch of 16", 8 * Bench::kBatchOps, (double)Bench::kBatchOps * h + 2 * L + nic(0) + nic(8 * Bench::kBatchOps),
+         [&](Fabric &f) { return b.batch(f, a.ops); }},
         {"round trip", a.size, 2 * (h + L + nic(a.size + 16) + (interrupt ? p.interrupt_ns / 1e3 : 0)),
          [&](Fabric &f) { return b.round_trip(f, &f == &base ? kPingBase : kPingEmu, std::max(1, a.ops / 4)); }},
     };

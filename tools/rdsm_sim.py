@@ -21,6 +21,7 @@ packets(B) x occupancy + B / bandwidth):
   one-sided fetch of B bytes      h + 2L + nic(0) + nic(B)
   one-sided diffs, P of S bytes   max(P h + nic(S), h + P nic(S)) + L, at the release
   remote atomic (locks, barrier)  h + 2L + nic(0) + nic(8), two per lock, one per barrier
+  a batch of K reads and atomics  K h + 2L + nic(0) + nic(B), B the bytes they bring back
   a message of B bytes            h + L + nic(B + 16) (+ interrupt in interrupt mode),
                                   and for a fault, lock or barrier that waits for
                                   the answer, the answer too (a page for a fault)
@@ -353,6 +354,9 @@ class Nics:
         issued from `t`, each after the previous one; returns when the last
         has completed (posted writes: when the last has arrived, as at the
         flush that follows the writes of a release)."""
+        if op == "batch":  # one record per batch: each operation posted, then one round trip
+            t += count * self.net.h
+            return self.transfer(peer, me, nbytes, self.transfer(me, peer, 0, t))
         each = nbytes // count if count else 0
         last = t
         for _ in range(count):

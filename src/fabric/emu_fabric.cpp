@@ -157,6 +157,21 @@ uint64_t EmuFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
   return base_->atomic_load(dst, seg, off);
 }
 
+// Each operation is posted on its own (the host overhead each), and they
+// travel together: one round trip, the answers' bytes on the way back.
+void EmuFabric::batch(NodeId node, BatchOp *ops, size_t count) {
+  if (node != rank() && count) {
+    uint64_t at = 0;
+    size_t bytes = 0;
+    for (size_t i = 0; i < count; ++i) {
+      at = overhead();
+      bytes += ops[i].kind == BatchOp::get ? ops[i].n : ops[i].old ? sizeof(uint64_t) : 0;
+    }
+    spin_until(transfer(node, rank(), bytes, transfer(rank(), node, 0, at)));
+  }
+  base_->batch(node, ops, count);
+}
+
 void EmuFabric::flush(NodeId dst) {
   base_->flush(dst);
   if (dst >= 0 && dst < nodes()) spin_until(arrival_[dst].load(std::memory_order_acquire));

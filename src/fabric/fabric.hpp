@@ -112,6 +112,21 @@ class Fabric {
   virtual uint64_t fetch_add(NodeId dst, SegmentId seg, uint64_t off, uint64_t value) = 0;
   // Atomic 64-bit read (fetch_add of 0 where the transport has nothing better).
   virtual uint64_t atomic_load(NodeId dst, SegmentId seg, uint64_t off) { return fetch_add(dst, seg, off, 0); }
+  // batch: several independent reads and atomic adds aimed at one node,
+  // issued together and all complete when it returns: one round trip on a
+  // network instead of one each (an MPI backend issues them and flushes
+  // once, a verbs one posts them as one list).  Nothing orders them among
+  // themselves; an add whose `old` is null needs no answer.
+  struct BatchOp {
+    enum Kind : uint8_t { get, fetch_add } kind;
+    SegmentId seg;
+    uint64_t off;
+    void *into = nullptr;    // get: where the bytes go
+    size_t n = 0;            // get: how many
+    uint64_t value = 0;      // fetch_add: what is added
+    uint64_t *old = nullptr;  // fetch_add: the word before, or null
+  };
+  virtual void batch(NodeId node, BatchOp *ops, size_t count);
   // Completes every one-sided operation issued so far by this node to `dst`
   // (all nodes for flush_all); afterwards they are visible to any reader.
   virtual void flush(NodeId dst) = 0;

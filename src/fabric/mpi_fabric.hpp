@@ -77,6 +77,7 @@ class MpiFabric final : public Fabric {
   uint64_t cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) override;
   uint64_t fetch_add(NodeId dst, SegmentId seg, uint64_t off, uint64_t value) override;
   uint64_t atomic_load(NodeId dst, SegmentId seg, uint64_t off) override;
+  void batch(NodeId node, BatchOp *ops, size_t count) override;
   void flush(NodeId dst) override;
   void flush_all() override;
 

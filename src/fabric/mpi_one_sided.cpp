@@ -211,6 +211,46 @@ uint64_t MpiFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
   return old;
 }
 
+// Issued one after the other, completed by one flush of each window they
+// used: the round trips overlap.  An add nobody reads still goes as
+// MPI_Fetch_and_op, into a scratch word: osc/ucx makes a single-element
+// fetch-and-op a network atomic, which the target's processor atomics on
+// the same word respect, but an MPI_Accumulate a read-modify-write under
+// a lock of its own, which they do not (a copy count lost that way lets
+// the home write a page unnoticed while a copy of it is out).
+void MpiFabric::batch(NodeId node, BatchOp *ops, size_t count) {
+  std::vector<const Win *> used;  // the windows with operations to complete
+  std::vector<uint64_t> scratch(count);
+  for (size_t i = 0; i < count; ++i) {
+    BatchOp &o = ops[i];
+    if (o.kind == BatchOp::get) {
+      const Win &w = window("batch", node, o.seg, o.off, o.n);
+      if (!o.n) continue;
+      if (w.peer && w.peer[node]) {
+        memcpy(o.into, w.peer[node] + o.off, o.n);
+        continue;
+      }
+      if (o.n > kMaxChunk) {  // too large for one int count: on its own
+        get(node, o.seg, o.off, o.into, o.n);
+        continue;
+      }
+      check(MPI_Get(o.into, (int)o.n, MPI_BYTE, node, (MPI_Aint)o.off, (int)o.n, MPI_BYTE, w.win), "MPI_Get");
+    } else {
+      const Win *w = nullptr;
+      if (uint8_t *p = word("batch", node, o.seg, o.off, &w)) {
+        uint64_t was = mapped::fetch_add(p, o.value);
+        if (o.old) *o.old = was;
+        continue;
+      }
+      check(MPI_Fetch_and_op(&o.value, o.old ? o.old : &scratch[i], MPI_UINT64_T, node, (MPI_Aint)o.off, MPI_SUM,
+                             w->win),
+            "MPI_Fetch_and_op");
+    }
+    if (std::find(used.begin(), used.end(), &wins_[o.seg]) == used.end()) used.push_back(&wins_[o.seg]);
+  }
+  for (const Win *w : used) check(MPI_Win_flush(node, w->win), "MPI_Win_flush");
+}
+
 // A flush is per window: every segment's, since the caller does not say
 // which it wrote; a window reached by memory operations has nothing to
 // complete but the stores' order.

@@ -99,6 +99,22 @@ uint64_t ShmFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
   return mapped::atomic_load(target_word("atomic_load", dst, seg, off));
 }
 
+void ShmFabric::batch(NodeId node, BatchOp *ops, size_t count) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < count; ++i) {
+    BatchOp &o = ops[i];
+    if (o.kind == BatchOp::get) {
+      const uint8_t *p = target("batch", node, o.seg, o.off, o.n);
+      if (o.n) memcpy(o.into, p, o.n);
+      bytes += o.n;
+    } else {
+      uint64_t was = mapped::fetch_add(target_word("batch", node, o.seg, o.off), o.value);
+      if (o.old) *o.old = was, bytes += sizeof was;
+    }
+  }
+  if (node != rank_) trace::count_batch(node, (uint32_t)count, bytes);
+}
+
 void ShmFabric::flush(NodeId dst) {
   check_node("flush", dst);
   mapped::flush();

@@ -249,12 +249,6 @@ void Hlrc::free_twin(size_t page) {
   has_twin_[page] = 0;
 }
 
-void Hlrc::uncount_copy(size_t page) {
-  if (!copied_[page]) return;
-  f_.fetch_add(home_[page], copies_seg_.id, page * sizeof(uint64_t), (uint64_t)-1);
-  copied_[page] = 0;
-}
-
 void Hlrc::note_written(size_t page) {
   if (!written_[page]) {
     written_[page] = 1;
@@ -557,13 +551,14 @@ void Hlrc::apply_notices(const NoticeSet &s) {
       }
       if (state_[p] == kPrefetched) prefetch_dropped(p);
       if (!kept_.empty()) kept_[p] = 0;  // its twin goes with the diff below
-      uncount_copy(p);
+      uncount_copy(p, true);
       state_[p] = kInvalid;
       batch.set(p, Prot::none);
       add(stats().invalidations);
     }
   }
   batch.apply();
+  send_uncounts();
   home_stops_writing(unkept_.data(), unkept_.size());
   unkept_.clear();
   if (!withheld_here.empty()) propagate_diffs(withheld_here, withheld_interval_, false);

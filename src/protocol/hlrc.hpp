@@ -147,8 +147,11 @@ class Hlrc final : public Protocol {
   // The page holds this node's writes not yet sent home (a non-home copy).
   bool unreleased_writes(size_t page) const { return scan_ ? written_[page] && has_twin_[page] : has_twin_[page]; }
   void note_written(size_t page);
-  // This node's copy of a page is gone: it stops counting at the home.
-  void uncount_copy(size_t page);
+  // This node's copy of a page is gone: counted out at its home at once, or
+  // `later`, a batch per home by send_uncounts (copy_counts.cpp).
+  void uncount_copy(size_t page, bool later = false);
+  void send_uncounts();
+  std::vector<std::pair<int, uint32_t>> uncounts_;  // (home, page) to count out
   // Home pages a fault may map at once with the faulting one.
   static constexpr size_t kHomeFaultRun = 64;
   uint8_t *twin(size_t page) {

@@ -192,6 +192,7 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
     move_home(p, w, target, batch, became_home);
   }
   batch.apply();
+  send_uncounts();
   if (moved == 0) return;
   // Pages dropped from the written list were only marked; sweep once.
   size_t kept = 0;
@@ -214,7 +215,7 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     withheld_[p] = 0;
     free_twin(p);
   }
-  uncount_copy(p);  // at the old home, where it was counted
+  uncount_copy(p, true);  // at the old home, where it was counted (migrate_homes sends it)
   unkeep(p);  // a kept page's twin served the old home; a new start below
   home_[p] = (int16_t)to;
   if (old >= 0) fault_point("home_migration");
@@ -356,12 +357,13 @@ void Hlrc::settle_withheld() {
     if (!reread_.empty()) reread_[p] |= kDropped;
     if (!kept_.empty()) kept_[p] = 0;
     free_twin(p);
-    uncount_copy(p);
+    uncount_copy(p, true);
     state_[p] = kInvalid;
     batch.set(p, Prot::none);
     add(stats().invalidations);
   }
   batch.apply();
+  send_uncounts();
 }
 
 void Hlrc::await_withheld_diffs(const VClock &since, const VClock &target) {

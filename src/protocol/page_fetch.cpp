@@ -7,6 +7,10 @@
 //              home runs (ARDMAR, GeNIMA's remote fetch).  The home makes
 //              diffs visible before the version that announces them, so a
 //              page read after a sufficient version holds those diffs.
+//              The pages' copy counts go up in the same batch as the first
+//              read of the versions (Fabric::batch): two round trips a
+//              fetch on a network, not one per page plus two; only the
+//              page read must wait for the counts.
 //
 // Prefetch axis (GeNIMA's prefetch, seed 003 §1.5.1): `adaptive` brings,
 // with a missing page, the pages after it that this node also lacks (same
@@ -42,6 +46,7 @@ namespace rdsm {
 
 namespace {
 constexpr size_t kVersionWords = 4096; // version words read per get (a stack buffer)
+constexpr size_t kCountsPerBatch = 64;  // copy counts per batch (stack buffers)
 
 struct FetchHeader {
   uint32_t page;
@@ -131,26 +136,47 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
     if (scan_) twin_fetched(page, got);
     return got;
   }
-  size_t total = 1 + extra;
-  for (size_t i = 0; i < total; ++i) {
-    if (copied_[page + i]) {
-      note_copy_base(page + i, page_word::kHome);  // counted before: base unknown
-      continue;
-    }
-    // Counted before the page is read: the home then notices its writes,
-    // and the answer is the copy's base for whole-page writes.
-    uint64_t before = f_.fetch_add(home, copies_seg_.id, (page + i) * sizeof(uint64_t), page_word::kCopy);
-    note_copy_base(page + i, before);
-    count_first_copy(home, page + i, before);
-    copied_[page + i] = 1;
-  }
+  const size_t total = 1 + extra;
+  const size_t per = (size_t)nodes_, batch = std::max<size_t>(1, kVersionWords / per);
   uint32_t have[kVersionWords];
-  size_t per = (size_t)nodes_, batch = std::max<size_t>(1, kVersionWords / per);
+  // Each page is counted before it is read: the home then notices its
+  // writes, and the answer is the copy's base for whole-page writes.  The
+  // counts and the first read of the versions go in one batch (one round
+  // trip; the versions need not follow the counts, only the pages must).
+  bool have_read = false;  // `have` holds the versions of the first pages
+  for (size_t i = 0; i < total;) {
+    fabric::Fabric::BatchOp ops[kCountsPerBatch + 1];
+    uint64_t before[kCountsPerBatch];
+    size_t counted[kCountsPerBatch], n = 0;
+    for (; i < total && n < kCountsPerBatch; ++i) {
+      if (copied_[page + i]) {
+        note_copy_base(page + i, page_word::kHome);  // counted before: base unknown
+        continue;
+      }
+      ops[n] = {fabric::Fabric::BatchOp::fetch_add, copies_seg_.id, (page + i) * sizeof(uint64_t), nullptr, 0,
+                page_word::kCopy, &before[n]};
+      counted[n++] = i;
+    }
+    size_t k = n;
+    if (i == total) {
+      ops[k++] = {fabric::Fabric::BatchOp::get, version_seg_.id, page * per * sizeof(uint32_t), have,
+                  std::min(batch, total) * per * sizeof(uint32_t)};
+      have_read = true;
+    }
+    f_.batch(home, ops, k);
+    for (size_t j = 0; j < n; ++j) {
+      note_copy_base(page + counted[j], before[j]);
+      count_first_copy(home, page + counted[j], before[j]);
+      copied_[page + counted[j]] = 1;
+    }
+  }
   size_t ok = 0;  // pages [page, page + ok) are new enough at the home
   while (ok < total) {
     size_t n = std::min(batch, total - ok);
     for (unsigned attempt = 0;; ++attempt) {
-      f_.get(home, version_seg_.id, (page + ok) * per * sizeof(uint32_t), have, n * per * sizeof(uint32_t));
+      if (!have_read)
+        f_.get(home, version_seg_.id, (page + ok) * per * sizeof(uint32_t), have, n * per * sizeof(uint32_t));
+      have_read = false;
       // Only the demanded page is waited for; a page fetched ahead that is
       // not new enough yet ends the run (it is fetched when missed).
       if (!demand || ok > 0 || versions_cover(have, required(page))) break;

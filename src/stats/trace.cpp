@@ -128,6 +128,12 @@ void detail::tally_op(int peer, OpClass k, uint64_t bytes) {
   t_tally[t_tallies++] = OpTally{1, (uint16_t)peer, (uint8_t)k, bytes};
 }
 
+void detail::record_batch(int peer, uint32_t ops, uint64_t bytes) {
+  uint64_t at = now_ns();
+  flush_ops(at);
+  append(Event{at, 0, bytes, ops, (uint16_t)peer, (uint8_t)Kind::ops, (uint8_t)OpClass::batch});
+}
+
 void sent(int peer, uint8_t type, uint64_t bytes) {
   if (!detail::g_on || peer < 0 || peer >= kMaxNodes) return;
   uint32_t seq = g_sent_seq[peer].fetch_add(1, std::memory_order_relaxed);

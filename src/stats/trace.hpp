@@ -43,8 +43,10 @@ enum class Kind : uint8_t {
 };
 
 // What a one-sided operation costs a network, for `rdsm sim`: a round trip
-// carrying a word back, a round trip carrying data back, or a posted write.
-enum class OpClass : uint8_t { atomic, get, put };
+// carrying a word back, a round trip carrying data back, a posted write, or
+// a batch (Fabric::batch: its operations' posting, then one round trip
+// carrying what they read back; one record per batch).
+enum class OpClass : uint8_t { atomic, get, put, batch };
 
 struct Event {
   uint64_t t0;   // ns, monotonic clock
@@ -62,6 +64,7 @@ extern bool g_on;
 void append(const Event &e);
 void tally_op(int peer, OpClass k, uint64_t bytes);
 void flush_ops(uint64_t at);
+void record_batch(int peer, uint32_t ops, uint64_t bytes);
 }  // namespace detail
 
 inline bool on() { return detail::g_on; }
@@ -82,6 +85,13 @@ inline void record(Kind k, uint64_t t0, uint64_t t1, uint32_t a = 0, uint16_t b 
 // at the thread's next record.
 inline void count_op(int peer, OpClass k, uint64_t bytes) {
   if (detail::g_on) detail::tally_op(peer, k, bytes);
+}
+
+// A batch of `ops` operations to another node with `bytes` carried back:
+// written at once, after the operations counted before it, as a record of
+// its own (its operations share one round trip; async-signal-safe).
+inline void count_batch(int peer, uint32_t ops, uint64_t bytes) {
+  if (detail::g_on) detail::record_batch(peer, ops, bytes);
 }
 
 // The start time of a span, or 0 when tracing is off (no clock read).

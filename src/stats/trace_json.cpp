@@ -112,8 +112,8 @@ void write_args(FILE *o, const Event &e) {
     case Kind::handler: fprintf(o, "{\"type\":%u,\"from\":%u,\"bytes\":%u}", e.flags, e.b, e.a); break;
     case Kind::send: fprintf(o, "{\"type\":%u,\"to\":%u,\"bytes\":%u}", e.flags, e.b, e.a); break;
     case Kind::ops: {
-      static const char *const cls[] = {"atomic", "get", "put"};
-      fprintf(o, "{\"op\":\"%s\",\"to\":%u,\"count\":%u,\"bytes\":%llu}", e.flags < 3 ? cls[e.flags] : "?", e.b,
+      static const char *const cls[] = {"atomic", "get", "put", "batch"};
+      fprintf(o, "{\"op\":\"%s\",\"to\":%u,\"count\":%u,\"bytes\":%llu}", e.flags < 4 ? cls[e.flags] : "?", e.b,
               e.a, (unsigned long long)e.c);
       break;
     }

@@ -31,8 +31,12 @@ Bytes AtomicBarrier::wait(const Bytes &arrival, const std::function<void()> &whi
     backoff_until([&] { return f_.atomic_load(kHost, seg_.id, kGeneration) != gen; }, while_waiting);
   }
   Bytes all(slot_bytes_ * n);
-  for (int i = 0; i < n && slot_bytes_; ++i)
-    f_.get(kHost, seg_.id, slots + slot_stride_ * i, all.data() + slot_bytes_ * i, slot_bytes_);
+  if (!slot_bytes_) return all;
+  reads_.resize((size_t)n);
+  for (int i = 0; i < n; ++i)
+    reads_[i] = {fabric::Fabric::BatchOp::get, seg_.id, slots + slot_stride_ * i, all.data() + slot_bytes_ * i,
+                 slot_bytes_};
+  f_.batch(kHost, reads_.data(), reads_.size());
   return all;
 }
 

@@ -4,6 +4,8 @@
 // counter, and the last to arrive resets the counter and advances the
 // generation the others are polling.  The departure is every node's slot.
 #pragma once
+#include <vector>
+
 #include "fabric/fabric.hpp"
 #include "sync/locks.hpp"
 
@@ -20,6 +22,7 @@ class AtomicBarrier final : public Barrier {
   fabric::Fabric &f_;
   size_t slot_bytes_, slot_stride_;
   fabric::Segment seg_;
+  std::vector<fabric::Fabric::BatchOp> reads_;  // the departure: every slot, read in one batch
 };
 
 }  // namespace rdsm::sync

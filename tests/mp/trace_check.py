@@ -22,12 +22,13 @@ for n in stats["per_node"]:
         if c[name] != n[field]: fail("node %d: %d %s events, statistics say %s %d" % (r, c[name], name, field, n[field]))
 # One-sided operations (ops instants, for rdsm sim): on other nodes only,
 # each inside a slice of its thread; a one-sided fetch (one without a
-# message) holds a read of its home.
+# message) holds a read of its home, and a batch of its copy counts and
+# version reads before it.
 nodes = len(stats["per_node"])
 ops = [e for e in ev if e["name"] == "ops"]
 for e in ops:
     a = e["args"]
-    if a["op"] not in ("atomic", "get", "put") or a["count"] < 1 or a["to"] == e["pid"] or not 0 <= a["to"] < nodes:
+    if a["op"] not in ("atomic", "get", "put", "batch") or a["count"] < 1 or a["to"] == e["pid"] or not 0 <= a["to"] < nodes:
         fail("node %d: a bad ops record %r" % (e["pid"], a))
 by_thread = collections.defaultdict(list)
 for e in ev:
@@ -41,6 +42,8 @@ for e in ev:
         continue  # fetched by message
     if not any(x["name"] == "ops" and x["args"]["op"] == "get" and x["args"]["to"] == e["args"]["home"] for x in inside):
         fail("node %d: a fetch from node %d at %.3f us holds no read of it (%r)" % (e["pid"], e["args"]["home"], e["ts"], inside))
+    if not any(x["name"] == "ops" and x["args"]["op"] == "batch" and x["args"]["to"] == e["args"]["home"] for x in inside):
+        fail("node %d: a fetch from node %d at %.3f us holds no batch of counts and versions (%r)" % (e["pid"], e["args"]["home"], e["ts"], inside))
 held = {(e["pid"], e["args"]["lock"]) for e in ev if e["name"] == "lock" and e.get("ph") == "X" and e["args"]["acquired"]}
 for e in ev:
     if e["name"] == "unlock" and (e["pid"], e["args"]["lock"]) not in held:

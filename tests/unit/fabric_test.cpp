@@ -232,6 +232,42 @@ TEST(ShmFabricOneSided, FetchAddFromAllNodesConcurrently) {
   }));
 }
 
+// A batch's reads see the target's bytes, its adds are atomic with the
+// other nodes' (every node adds to node 0's word in batches and alone), and
+// an add without `old` is applied like the others.
+TEST(ShmFabricOneSided, BatchReadsAndAddsTogether) {
+  constexpr int kNodes = 3, kRounds = 2000;
+  expect_all_ok(run_nodes(kNodes, HandlerMode::interrupt, [](ShmFabric &f) {
+    using Op = rdsm::fabric::Fabric::BatchOp;
+    Segment s = f.register_segment(4096);
+    for (int i = 0; i < 64; ++i) s.base[256 + i] = (uint8_t)(f.rank() * 64 + i);
+    f.barrier();
+    uint64_t before = rdsm::stats().one_sided_ops.load();
+    for (int r = 0; r < kRounds; ++r) {
+      const int peer = (f.rank() + 1 + r % (kNodes - 1)) % kNodes;
+      uint8_t bytes[64] = {};
+      uint64_t old0 = 0, old1 = ~0ull;
+      Op ops[] = {{Op::fetch_add, s.id, 0, nullptr, 0, 1, &old0},
+                  {Op::get, s.id, 256, bytes, sizeof bytes},
+                  {Op::fetch_add, s.id, 8, nullptr, 0, 5, nullptr},
+                  {Op::fetch_add, s.id, 16, nullptr, 0, 0, &old1}};
+      f.batch(0, ops, 1);  // node 0's word alone, then the rest at the peer
+      f.batch(peer, ops + 1, 3);
+      NODE_CHECK(old0 < 2ull * kNodes * kRounds);
+      NODE_CHECK(old1 == 0);
+      for (int i = 0; i < 64; ++i) NODE_CHECK(bytes[i] == (uint8_t)(peer * 64 + i));
+      f.fetch_add(0, s.id, 0, 1);
+    }
+    NODE_CHECK(rdsm::stats().one_sided_ops.load() - before == 5u * kRounds);
+    f.barrier();
+    NODE_CHECK(f.atomic_load(0, s.id, 0) == 2ull * kNodes * kRounds);
+    uint64_t adds = 0;
+    for (int n = 0; n < kNodes; ++n) adds += f.atomic_load(n, s.id, 8);
+    NODE_CHECK(adds == 5ull * kNodes * kRounds);
+    f.barrier();
+  }));
+}
+
 TEST(ShmFabricBarrier, RepeatedWithSharedCounter) {
   constexpr int kNodes = 4, kRounds = 1000;
   expect_all_ok(run_nodes(kNodes, HandlerMode::interrupt, [](ShmFabric &f) {
