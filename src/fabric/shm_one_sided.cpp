@@ -112,7 +112,7 @@ void ShmFabric::batch(NodeId node, BatchOp *ops, size_t count) {
       if (o.old) *o.old = was, bytes += sizeof was;
     }
   }
-  if (node != rank_) trace::count_batch(node, (uint32_t)count, bytes);
+  if (node != rank_ && count) trace::count_batch(node, (uint32_t)count, bytes);
 }
 
 void ShmFabric::flush(NodeId dst) {

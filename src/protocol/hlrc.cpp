@@ -101,6 +101,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   for (size_t i = 0; i < twin_pool_slots_; ++i) pool_free_[i] = (uint32_t)(twin_pool_slots_ - 1 - i);
   pool_free_count_ = twin_pool_slots_;
   twin_slot_.reset(pages_);
+  if (cfg_.fetch == FetchAxis::one_sided) fetch_scratch_.size_for(nodes_);
   written_.reset(pages_);
   maybe_written_.reset(pages_);
   if (cfg_.rewrites == RewriteAxis::compare) {

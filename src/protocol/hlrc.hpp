@@ -35,6 +35,7 @@
 #include "memory/protection_batch.hpp"
 #include "memory/region.hpp"
 #include "protocol/diff.hpp"
+#include "protocol/fetch_runs.hpp"
 #include "protocol/notice_rings.hpp"
 #include "protocol/notices.hpp"
 #include "protocol/page_word.hpp"
@@ -241,11 +242,13 @@ class Hlrc final : public Protocol {
   static constexpr size_t kStrideWindow = 16;
   StrideRun read_run_;
   void prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll);
-  // Fetches page q and up to width - 1 after it that this node lacks
-  // (can_prefetch), from `home` without waiting for them to be new enough
-  // there, and maps them readable; returns how many (0: q was not new
-  // enough, its fault fetches it).  mu_ held.
-  size_t fetch_ahead_readable(size_t q, int home, size_t width, bool can_poll);
+  // Fetches rows from `home` without waiting for them to be new enough
+  // there: the counts and version reads of all in one batch, the rows new
+  // enough in a second (with one-sided fetch); sets each row's `got` and
+  // maps those pages readable.  mu_ held.
+  void fetch_runs(int home, FetchRun *runs, size_t count, bool can_poll);
+  void fetch_runs_one_sided(int home, FetchRun *runs, size_t count);
+  FetchRunsScratch fetch_scratch_;
   // The page's home if this node knows it or the directory names one (read
   // with a one-sided load, claiming nothing); -1 if nobody has claimed it.
   int home_without_claim(size_t page);

@@ -52,9 +52,10 @@ void Hlrc::open_lock_pages(const sync::Bytes &kept) {
     size_t p = pages[i];
     if (state_[p] == kInvalid && home_[p] != self_) {
       int home = home_without_claim(p);
-      // A page not new enough at its home is left to its fault.
-      if (home < 0 || home == self_ || !can_prefetch((ptrdiff_t)p, home) || !fetch_ahead_readable(p, home, 1, true))
-        continue;
+      if (home < 0 || home == self_ || !can_prefetch((ptrdiff_t)p, home)) continue;
+      FetchRun run{p, 1};
+      fetch_runs(home, &run, 1, true);
+      if (!run.got) continue;  // not new enough at its home: left to its fault
     }
     // Counted with the pages written ahead (opened ahead / unwritten).  Not
     // a home page: kept at its home, every diff another node makes to it

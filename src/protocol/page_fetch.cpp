@@ -77,29 +77,111 @@ size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
 
 // No allocation here: this may run in the signal handler (hlrc.hpp).
 void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll) {
-  const size_t width = read_run_.width();
-  size_t window = read_run_.window(kStrideWindow, kMaxPrefetchWindow), rows = 0, pages = 0;
-  if (width > 1) pages += fetch_ahead_readable(page + 1, home, width - 1, can_poll);  // the rest of this row
-  for (; rows < window; ++rows) {
-    ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(rows + 1);
-    // A page not new enough at its home ends the run.
-    size_t got = can_prefetch(q, home) ? fetch_ahead_readable((size_t)q, home, width, can_poll) : 0;
-    if (got == 0) break;
-    pages += got;
+  static_assert(FetchRunsScratch::kMaxRuns >= kMaxPrefetchWindow + 1 &&
+                    FetchRunsScratch::kMaxWidth >= StrideRun::kMaxWidth,
+                "the scratch holds the largest window");
+  const size_t width = read_run_.width(), window = read_run_.window(kStrideWindow, kMaxPrefetchWindow);
+  auto lacking = [&](size_t q, size_t limit) {
+    size_t n = 0;
+    while (n < limit && can_prefetch((ptrdiff_t)(q + n), home)) ++n;
+    return n;
+  };
+  FetchRun *runs = fetch_scratch_.runs;
+  size_t count = 0;
+  if (width > 1)
+    if (size_t n = lacking(page + 1, width - 1)) runs[count++] = {page + 1, n};  // the rest of this row
+  const size_t first_row = count;
+  for (size_t r = 0; r < window; ++r) {
+    ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(r + 1);
+    if (!can_prefetch(q, home)) break;
+    runs[count++] = {(size_t)q, lacking((size_t)q, width)};
+  }
+  fetch_runs(home, runs, count, can_poll);
+  size_t pages = 0, rows = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const FetchRun &r = runs[i];
+    // The run goes on past the rows fetched up to the first one not new
+    // enough at its home (its fault fetches it).
+    if (i >= first_row && rows == i - first_row && r.got) ++rows;
+    pages += r.got;
   }
   add(stats().prefetched, pages);
   add(stats().prefetch_used, pages);  // no sentinel: counted as used
   read_run_.advanced(page, rows);
 }
 
-size_t Hlrc::fetch_ahead_readable(size_t q, int home, size_t width, bool can_poll) {
-  size_t n = 0;
-  while (n < width && can_prefetch((ptrdiff_t)(q + n), home)) ++n;
-  size_t got = n ? fetch_pages(q, home, n - 1, false, can_poll) : 0;
-  if (got == 0) return 0;
-  for (size_t i = 0; i < got; ++i) state_[q + i] = kReadOnly;
-  region_->protect(q, got, Prot::read);
-  return got;
+// No allocation here either.  One-sided: two batches, one round trip each
+// on a network, for the whole window (a row at a time cost two a row).
+// The rows fetched are mapped readable.
+void Hlrc::fetch_runs(int home, FetchRun *runs, size_t count, bool can_poll) {
+  if (cfg_.fetch == FetchAxis::message) {  // a request a row: the home's handler counts the copies
+    for (size_t i = 0; i < count; ++i) runs[i].got = fetch_pages(runs[i].first, home, runs[i].n - 1, false, can_poll);
+  } else {
+    fetch_runs_one_sided(home, runs, count);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const FetchRun &r = runs[i];
+    if (!r.got) continue;
+    for (size_t k = 0; k < r.got; ++k) state_[r.first + k] = kReadOnly;
+    region_->protect(r.first, r.got, Prot::read);
+  }
+}
+
+void Hlrc::fetch_runs_one_sided(int home, FetchRun *runs, size_t count) {
+  using Op = fabric::Fabric::BatchOp;
+  FetchRunsScratch &s = fetch_scratch_;
+  const size_t per = (size_t)nodes_;
+  // Each page counted before it is read (fetch_pages), the versions with
+  // the counts.
+  size_t nops = 0, counted = 0, at = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const FetchRun &r = runs[i];
+    for (size_t p = r.first; p < r.first + r.n; ++p) {
+      if (copied_[p]) {
+        note_copy_base(p, page_word::kHome);  // counted before: base unknown
+        continue;
+      }
+      s.ops[nops++] = {Op::fetch_add, copies_seg_.id, p * sizeof(uint64_t), nullptr, 0, page_word::kCopy,
+                       &s.words[counted]};
+      s.counted[counted++] = p;
+    }
+    s.ops[nops++] = {Op::get, version_seg_.id, r.first * per * sizeof(uint32_t), &s.versions[at],
+                     r.n * per * sizeof(uint32_t)};
+    at += r.n * per;
+  }
+  if (nops) f_.batch(home, s.ops.data(), nops);
+  for (size_t j = 0; j < counted; ++j) {
+    note_copy_base(s.counted[j], s.words[j]);
+    count_first_copy(home, s.counted[j], s.words[j]);
+    copied_[s.counted[j]] = 1;
+  }
+  // The rows new enough there, and the counts of the rest taken back.
+  nops = at = 0;
+  for (size_t i = 0; i < count; ++i) {
+    FetchRun &r = runs[i];
+    size_t ok = 0;
+    while (ok < r.n && versions_cover(&s.versions[at + ok * per], required(r.first + ok))) ++ok;
+    at += r.n * per;
+    r.got = ok;
+    for (size_t p = r.first + ok; p < r.first + r.n; ++p)
+      if (copied_[p]) {  // not fetched after all
+        copied_[p] = 0;
+        s.ops[nops++] = {Op::fetch_add, copies_seg_.id, p * sizeof(uint64_t), nullptr, 0, (uint64_t)-1, nullptr};
+      }
+    if (ok && resident_[r.first])  // the others are read below into memory the file gives them
+      s.ops[nops++] = {Op::get, data_seg_.id, r.first * kPageBytes, region_->sys_page(r.first), ok * kPageBytes};
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);  // the pages are read after their versions
+  fault_point("fetch");
+  if (nops) f_.batch(home, s.ops.data(), nops);
+  for (size_t i = 0; i < count; ++i) {
+    const FetchRun &r = runs[i];
+    if (!r.got) continue;
+    if (!resident_[r.first])
+      f_.get_fresh(home, data_seg_.id, r.first * kPageBytes, data_seg_, r.first * kPageBytes, r.got * kPageBytes);
+    for (size_t k = 0; k < r.got; ++k) resident_[r.first + k] = 1;
+    if (scan_) twin_fetched(r.first, r.got);
+  }
 }
 
 void Hlrc::map_prefetched(size_t first, size_t count, size_t origin) {
