@@ -1,5 +1,7 @@
 #include "sync/atomic_lock.hpp"
 
+#include <cstring>
+
 #include "common/error.hpp"
 
 namespace rdsm::sync {
@@ -21,8 +23,14 @@ Bytes AtomicLocks::acquire(int id, const Bytes &, const std::function<void()> &w
   if (held_[id]) already_held("rdsm_lock", id);
   int m = manager_of(id);
   uint64_t rec = record(id);
-  uint64_t ticket = f_.fetch_add(m, seg_.id, rec + kNext, 1);
-  if (f_.atomic_load(m, seg_.id, rec + kServing) != ticket)
+  // The ticket and a first look at the one being served in one round trip:
+  // serving reaches this ticket only when the lock is this node's, and
+  // stays there, whenever it is read.
+  uint64_t ticket = 0, serving = 0;
+  fabric::Fabric::BatchOp ops[] = {{fabric::Fabric::BatchOp::fetch_add, seg_.id, rec + kNext, nullptr, 0, 1, &ticket},
+                                   {fabric::Fabric::BatchOp::fetch_add, seg_.id, rec + kServing, nullptr, 0, 0, &serving}};
+  f_.batch(m, ops, 2);
+  if (serving != ticket)
     backoff_until([&] { return f_.atomic_load(m, seg_.id, rec + kServing) == ticket; }, while_waiting);
   return take(id);
 }
@@ -44,9 +52,15 @@ Bytes AtomicLocks::take(int id) {
   int m = manager_of(id);
   uint64_t rec = record(id);
   held_[id] = 1;
-  uint64_t len = f_.atomic_load(m, seg_.id, rec + kKeptLen);
-  Bytes kept(len);
-  if (len) f_.get(m, seg_.id, rec + kKept, kept.data(), len);
+  // The length and the bytes in one read: the last holder wrote both
+  // before it let the lock go.
+  Bytes kept(sizeof(uint64_t) + kept_bytes_);
+  f_.get(m, seg_.id, rec + kKeptLen, kept.data(), kept.size());
+  uint64_t len;
+  memcpy(&len, kept.data(), sizeof len);
+  if (len > kept_bytes_) fatal("internal error: lock %d keeps %llu bytes of %zu", id, (unsigned long long)len, kept_bytes_);
+  kept.erase(kept.begin(), kept.begin() + sizeof len);
+  kept.resize(len);
   return kept;
 }
 
@@ -57,8 +71,8 @@ void AtomicLocks::release(int id, const Bytes &kept) {
   int m = manager_of(id);
   uint64_t rec = record(id);
   uint64_t len = kept.size();
-  if (len) f_.put(m, seg_.id, rec + kKept, kept.data(), len);
-  f_.put(m, seg_.id, rec + kKeptLen, &len, sizeof len);
+  fabric::Fabric::Piece pieces[] = {{rec + kKeptLen, &len, sizeof len}, {rec + kKept, kept.data(), len}};
+  f_.putv(m, seg_.id, pieces, len ? 2 : 1);  // adjacent: one write
   f_.flush(m);  // what is kept is visible before the next holder is served
   held_[id] = 0;
   f_.fetch_add(m, seg_.id, rec + kServing, 1);
