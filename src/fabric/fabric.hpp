@@ -168,7 +168,7 @@ class Fabric {
   // locks a signal could interrupt, no handlers run inside wait), so that
   // the fault path may use them straight from the SIGSEGV handler instead
   // of handing the fault over to a thread:
-  //   one_sided_signal_safe: put, get, cas, fetch_add, atomic_load, flush;
+  //   one_sided_signal_safe: put, get, cas, fetch_add, atomic_load, batch, flush;
   //   signal_safe:           those and send, sendv, wait.
   virtual bool one_sided_signal_safe() const { return false; }
   virtual bool signal_safe() const { return false; }

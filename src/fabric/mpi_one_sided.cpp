@@ -218,9 +218,11 @@ uint64_t MpiFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
 // the same word respect, but an MPI_Accumulate a read-modify-write under
 // a lock of its own, which they do not (a copy count lost that way lets
 // the home write a page unnoticed while a copy of it is out).
+// Operations on mapped copies allocate nothing (a fault's fetch makes them
+// in the signal handler, one_sided_signal_safe).
 void MpiFabric::batch(NodeId node, BatchOp *ops, size_t count) {
   std::vector<const Win *> used;  // the windows with operations to complete
-  std::vector<uint64_t> scratch(count);
+  std::vector<uint64_t> scratch;  // the answers nobody reads
   for (size_t i = 0; i < count; ++i) {
     BatchOp &o = ops[i];
     if (o.kind == BatchOp::get) {
@@ -242,6 +244,7 @@ void MpiFabric::batch(NodeId node, BatchOp *ops, size_t count) {
         if (o.old) *o.old = was;
         continue;
       }
+      if (!o.old && scratch.empty()) scratch.resize(count);
       check(MPI_Fetch_and_op(&o.value, o.old ? o.old : &scratch[i], MPI_UINT64_T, node, (MPI_Aint)o.off, MPI_SUM,
                              w->win),
             "MPI_Fetch_and_op");
