@@ -155,7 +155,7 @@ struct Bench {
     Fabric::BatchOp list[kBatchOps];
     uint64_t olds[kBatchOps];
     for (size_t k = 0; k < kBatchOps; ++k)
-      list[k] = {Fabric::BatchOp::fetch_add, seg.id, 8 * k, nullptr, 0, 1, &olds[k]};
+      list[k] = Fabric::BatchOp::add(seg.id, 8 * k, 1, &olds[k]);
     return each(ops, [&] { f.batch(1, list, kBatchOps); });
   }
   double round_trip(Fabric &f, MsgType ping, int ops) {

@@ -125,8 +125,12 @@ class Fabric {
     size_t n = 0;            // get: how many
     uint64_t value = 0;      // fetch_add: what is added
     uint64_t *old = nullptr;  // fetch_add: the word before, or null
+    static BatchOp read(SegmentId seg, uint64_t off, void *into, size_t n) { return {get, seg, off, into, n}; }
+    static BatchOp add(SegmentId seg, uint64_t off, uint64_t value, uint64_t *old = nullptr) {
+      return {fetch_add, seg, off, nullptr, 0, value, old};
+    }
   };
-  virtual void batch(NodeId node, BatchOp *ops, size_t count);
+  virtual void batch(NodeId node, BatchOp *ops, size_t count) = 0;
   // Completes every one-sided operation issued so far by this node to `dst`
   // (all nodes for flush_all); afterwards they are visible to any reader.
   virtual void flush(NodeId dst) = 0;

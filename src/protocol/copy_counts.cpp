@@ -32,8 +32,7 @@ void Hlrc::send_uncounts() {
     const int home = uncounts_[i].first;
     ops.clear();
     for (; i < uncounts_.size() && uncounts_[i].first == home; ++i)
-      ops.push_back({fabric::Fabric::BatchOp::fetch_add, copies_seg_.id, uncounts_[i].second * sizeof(uint64_t),
-                     nullptr, 0, (uint64_t)-1, nullptr});
+      ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, uncounts_[i].second * sizeof(uint64_t), (uint64_t)-1));
     f_.batch(home, ops.data(), ops.size());
   }
   uncounts_.clear();

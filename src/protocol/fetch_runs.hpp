@@ -1,7 +1,8 @@
 // The rows of a strided prefetch window (Hlrc::prefetch_strided), fetched
 // together by Hlrc::fetch_runs, and the scratch that does it without
 // allocating (it runs in the signal handler): sized once, for the largest
-// window a stride run opens.
+// window a stride run opens.  Hlrc::fetch_pages batches its copy counts
+// in it too, that many pages at a time.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,7 @@ struct FetchRunsScratch {
   // kMaxWidth pages (StrideRun's).
   static constexpr size_t kMaxRuns = 65, kMaxWidth = 8, kMaxPages = kMaxRuns * kMaxWidth;
   FetchRun runs[kMaxRuns];
-  std::vector<fabric::Fabric::BatchOp> ops;  // one batch: a count per page and a version read per row
+  std::vector<fabric::Fabric::BatchOp> ops;  // one batch: a count per uncounted page, a version read per row
   std::vector<uint64_t> words;               // the counts' words before the adds
   std::vector<size_t> counted;               // their pages
   std::vector<uint32_t> versions;            // every row's version vectors, page after page

@@ -242,13 +242,15 @@ class Hlrc final : public Protocol {
   static constexpr size_t kStrideWindow = 16;
   StrideRun read_run_;
   void prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll);
-  // Fetches rows from `home` without waiting for them to be new enough
-  // there: the counts and version reads of all in one batch, the rows new
-  // enough in a second (with one-sided fetch); sets each row's `got` and
-  // maps those pages readable.  mu_ held.
+  // Fetches rows from `home`, not waiting for them to be new enough there
+  // (one-sided: all counts and version reads in one batch, the rows in a
+  // second); sets each row's `got` and maps those pages readable.  mu_ held.
   void fetch_runs(int home, FetchRun *runs, size_t count, bool can_poll);
   void fetch_runs_one_sided(int home, FetchRun *runs, size_t count);
   FetchRunsScratch fetch_scratch_;
+  // Into the scratch from ops[nops]: a count of each copy in [first, first + n) not counted yet.
+  void queue_copy_counts(size_t first, size_t n, size_t &nops, size_t &counted);
+  void note_copy_counts(int home, size_t counted);  // after the batch: those copies are counted
   // The page's home if this node knows it or the directory names one (read
   // with a one-sided load, claiming nothing); -1 if nobody has claimed it.
   int home_without_claim(size_t page);

@@ -46,7 +46,6 @@ namespace rdsm {
 
 namespace {
 constexpr size_t kVersionWords = 4096; // version words read per get (a stack buffer)
-constexpr size_t kCountsPerBatch = 64;  // copy counts per batch (stack buffers)
 
 struct FetchHeader {
   uint32_t page;
@@ -136,25 +135,13 @@ void Hlrc::fetch_runs_one_sided(int home, FetchRun *runs, size_t count) {
   size_t nops = 0, counted = 0, at = 0;
   for (size_t i = 0; i < count; ++i) {
     const FetchRun &r = runs[i];
-    for (size_t p = r.first; p < r.first + r.n; ++p) {
-      if (copied_[p]) {
-        note_copy_base(p, page_word::kHome);  // counted before: base unknown
-        continue;
-      }
-      s.ops[nops++] = {Op::fetch_add, copies_seg_.id, p * sizeof(uint64_t), nullptr, 0, page_word::kCopy,
-                       &s.words[counted]};
-      s.counted[counted++] = p;
-    }
-    s.ops[nops++] = {Op::get, version_seg_.id, r.first * per * sizeof(uint32_t), &s.versions[at],
-                     r.n * per * sizeof(uint32_t)};
+    queue_copy_counts(r.first, r.n, nops, counted);
+    s.ops[nops++] = Op::read(version_seg_.id, r.first * per * sizeof(uint32_t), &s.versions[at],
+                             r.n * per * sizeof(uint32_t));
     at += r.n * per;
   }
   if (nops) f_.batch(home, s.ops.data(), nops);
-  for (size_t j = 0; j < counted; ++j) {
-    note_copy_base(s.counted[j], s.words[j]);
-    count_first_copy(home, s.counted[j], s.words[j]);
-    copied_[s.counted[j]] = 1;
-  }
+  note_copy_counts(home, counted);
   // The rows new enough there, and the counts of the rest taken back.
   nops = at = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -166,10 +153,10 @@ void Hlrc::fetch_runs_one_sided(int home, FetchRun *runs, size_t count) {
     for (size_t p = r.first + ok; p < r.first + r.n; ++p)
       if (copied_[p]) {  // not fetched after all
         copied_[p] = 0;
-        s.ops[nops++] = {Op::fetch_add, copies_seg_.id, p * sizeof(uint64_t), nullptr, 0, (uint64_t)-1, nullptr};
+        s.ops[nops++] = Op::add(copies_seg_.id, p * sizeof(uint64_t), (uint64_t)-1);
       }
     if (ok && resident_[r.first])  // the others are read below into memory the file gives them
-      s.ops[nops++] = {Op::get, data_seg_.id, r.first * kPageBytes, region_->sys_page(r.first), ok * kPageBytes};
+      s.ops[nops++] = Op::read(data_seg_.id, r.first * kPageBytes, region_->sys_page(r.first), ok * kPageBytes);
   }
   std::atomic_thread_fence(std::memory_order_acquire);  // the pages are read after their versions
   fault_point("fetch");
@@ -181,6 +168,28 @@ void Hlrc::fetch_runs_one_sided(int home, FetchRun *runs, size_t count) {
       f_.get_fresh(home, data_seg_.id, r.first * kPageBytes, data_seg_, r.first * kPageBytes, r.got * kPageBytes);
     for (size_t k = 0; k < r.got; ++k) resident_[r.first + k] = 1;
     if (scan_) twin_fetched(r.first, r.got);
+  }
+}
+
+void Hlrc::queue_copy_counts(size_t first, size_t n, size_t &nops, size_t &counted) {
+  FetchRunsScratch &s = fetch_scratch_;
+  for (size_t p = first; p < first + n; ++p) {
+    if (copied_[p]) {
+      note_copy_base(p, page_word::kHome);  // counted before: base unknown
+      continue;
+    }
+    s.ops[nops++] = fabric::Fabric::BatchOp::add(copies_seg_.id, p * sizeof(uint64_t), page_word::kCopy,
+                                                 &s.words[counted]);
+    s.counted[counted++] = p;
+  }
+}
+
+void Hlrc::note_copy_counts(int home, size_t counted) {
+  const FetchRunsScratch &s = fetch_scratch_;
+  for (size_t j = 0; j < counted; ++j) {
+    note_copy_base(s.counted[j], s.words[j]);
+    count_first_copy(home, s.counted[j], s.words[j]);
+    copied_[s.counted[j]] = 1;
   }
 }
 
@@ -227,30 +236,16 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
   // trip; the versions need not follow the counts, only the pages must).
   bool have_read = false;  // `have` holds the versions of the first pages
   for (size_t i = 0; i < total;) {
-    fabric::Fabric::BatchOp ops[kCountsPerBatch + 1];
-    uint64_t before[kCountsPerBatch];
-    size_t counted[kCountsPerBatch], n = 0;
-    for (; i < total && n < kCountsPerBatch; ++i) {
-      if (copied_[page + i]) {
-        note_copy_base(page + i, page_word::kHome);  // counted before: base unknown
-        continue;
-      }
-      ops[n] = {fabric::Fabric::BatchOp::fetch_add, copies_seg_.id, (page + i) * sizeof(uint64_t), nullptr, 0,
-                page_word::kCopy, &before[n]};
-      counted[n++] = i;
-    }
-    size_t k = n;
-    if (i == total) {
-      ops[k++] = {fabric::Fabric::BatchOp::get, version_seg_.id, page * per * sizeof(uint32_t), have,
-                  std::min(batch, total) * per * sizeof(uint32_t)};
+    const size_t n = std::min(total - i, FetchRunsScratch::kMaxPages);
+    size_t nops = 0, counted = 0;
+    queue_copy_counts(page + i, n, nops, counted);
+    if ((i += n) == total) {
+      fetch_scratch_.ops[nops++] = fabric::Fabric::BatchOp::read(
+          version_seg_.id, page * per * sizeof(uint32_t), have, std::min(batch, total) * per * sizeof(uint32_t));
       have_read = true;
     }
-    f_.batch(home, ops, k);
-    for (size_t j = 0; j < n; ++j) {
-      note_copy_base(page + counted[j], before[j]);
-      count_first_copy(home, page + counted[j], before[j]);
-      copied_[page + counted[j]] = 1;
-    }
+    f_.batch(home, fetch_scratch_.ops.data(), nops);
+    note_copy_counts(home, counted);
   }
   size_t ok = 0;  // pages [page, page + ok) are new enough at the home
   while (ok < total) {

@@ -34,8 +34,8 @@ Bytes AtomicBarrier::wait(const Bytes &arrival, const std::function<void()> &whi
   if (!slot_bytes_) return all;
   reads_.resize((size_t)n);
   for (int i = 0; i < n; ++i)
-    reads_[i] = {fabric::Fabric::BatchOp::get, seg_.id, slots + slot_stride_ * i, all.data() + slot_bytes_ * i,
-                 slot_bytes_};
+    reads_[i] = fabric::Fabric::BatchOp::read(seg_.id, slots + slot_stride_ * i, all.data() + slot_bytes_ * i,
+                                              slot_bytes_);
   f_.batch(kHost, reads_.data(), reads_.size());
   return all;
 }

@@ -27,8 +27,8 @@ Bytes AtomicLocks::acquire(int id, const Bytes &, const std::function<void()> &w
   // serving reaches this ticket only when the lock is this node's, and
   // stays there, whenever it is read.
   uint64_t ticket = 0, serving = 0;
-  fabric::Fabric::BatchOp ops[] = {{fabric::Fabric::BatchOp::fetch_add, seg_.id, rec + kNext, nullptr, 0, 1, &ticket},
-                                   {fabric::Fabric::BatchOp::fetch_add, seg_.id, rec + kServing, nullptr, 0, 0, &serving}};
+  fabric::Fabric::BatchOp ops[] = {fabric::Fabric::BatchOp::add(seg_.id, rec + kNext, 1, &ticket),
+                                   fabric::Fabric::BatchOp::add(seg_.id, rec + kServing, 0, &serving)};
   f_.batch(m, ops, 2);
   if (serving != ticket)
     backoff_until([&] { return f_.atomic_load(m, seg_.id, rec + kServing) == ticket; }, while_waiting);
