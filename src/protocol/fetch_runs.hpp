@@ -25,11 +25,15 @@ struct FetchRunsScratch {
   std::vector<fabric::Fabric::BatchOp> ops;  // one batch: a count per uncounted page, a version read per row
   std::vector<uint64_t> words;               // the counts' words before the adds
   std::vector<size_t> counted;               // their pages
+  std::vector<size_t> firsts;                // those the home may write untracked (first_copy_log.cpp)
+  std::vector<uint64_t> tags;                // their log entries
   std::vector<uint32_t> versions;            // every row's version vectors, page after page
   void size_for(int nodes) {
     ops.resize(kMaxPages + kMaxRuns);
     words.resize(kMaxPages);
     counted.resize(kMaxPages);
+    firsts.resize(kMaxPages);
+    tags.resize(kMaxPages);
     versions.resize(kMaxPages * (size_t)nodes);
   }
 };

@@ -23,21 +23,24 @@
 // (a load of each page's word), and it moves often: Ocean's readers drop
 // their copies of a boundary row at each notice and copy it afresh at every
 // one of its 25,000 barriers, while the home has thousands of untracked
-// interior pages.  So the fetcher also logs the page: after its add (which
-// returned the entry's index) it compares-and-swaps the entry's word, in a
-// ring of kFirstCopyLog words after the count, from 0 to a tag of the index
-// and the page.  The home's release takes the entries from the count it saw
-// last to the count it sees now, each swapped back to 0, and looks at their
-// pages only.  Whatever the log cannot say (more entries than the ring
-// holds, an entry whose fetcher has added but not yet swapped, a word left
-// over from such a fetcher that made a later fetcher's swap fail) shows as
-// an entry without its tag: the release then looks at every untracked page
-// as before, which is always right.  The order of the fetcher's steps (the
-// page's word, the count, the entry, then the read of the page) keeps the
-// argument of close_interval: a home that does not see the count moved
-// knows that every copy of an untracked page counted since is read after
-// its load, so holds its stores; one that sees it and the entry knows which
-// page; one that sees it but not the entry looks at them all.
+// interior pages.  So the fetcher also logs the page: its add returned
+// the entry's index, and it writes a tag of the index and the page into
+// the entry's word, in a ring of kFirstCopyLog words after the count (a
+// fetcher on the home's own node swaps it in from 0; one on another node
+// writes the entries of all its copies at once, announce_first_copies).
+// The home's release takes the entries from the count it saw last to the
+// count it sees now, each swapped back to 0, and looks at their pages
+// only.  Whatever the log cannot say (more entries than the ring holds, an
+// entry not written yet, one left over from an earlier lap of the ring or
+// overwritten by a later one) shows as an entry without its tag: the
+// release then looks at every untracked page as before, which is always
+// right, and a tag it finds is always its index's own page.  The order of
+// the fetcher's steps (the page's word, the count, then the read of the
+// page; the entry whenever) keeps the argument of close_interval: a home
+// that does not see the count moved knows that every copy of an untracked
+// page counted since is read after its load, so holds its stores; one that
+// sees it and the entry knows which page; one that sees it but not the
+// entry looks at them all.
 #include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
 #include "protocol/page_word.hpp"
@@ -70,20 +73,42 @@ bool Hlrc::claim_untracked(size_t page, bool *fenced) {
   return true;
 }
 
-void Hlrc::count_first_copy(int home, size_t page, uint64_t before) {
+void Hlrc::count_first_copy(size_t page, uint64_t before) {
   if (!(before & page_word::kUntracked)) return;
-  if (home == self_) {
-    uint64_t index = first_copies_here().fetch_add(1, std::memory_order_seq_cst);
-    uint64_t empty = 0;
-    uint64_t &entry = reinterpret_cast<uint64_t *>(copies_seg_.base)[log_offset(pages_, index, kFirstCopyLog) / 8];
-    std::atomic_ref<uint64_t>(entry).compare_exchange_strong(empty, first_copy_tag(index, page),
-                                                             std::memory_order_seq_cst);
-  } else {
-    fault_point("copy_counted");
-    uint64_t index = f_.fetch_add(home, copies_seg_.id, pages_ * sizeof(uint64_t), 1);
-    fault_point("first_copy_log");
-    f_.cas(home, copies_seg_.id, log_offset(pages_, index, kFirstCopyLog), 0, first_copy_tag(index, page));
+  uint64_t index = first_copies_here().fetch_add(1, std::memory_order_seq_cst);
+  uint64_t empty = 0;
+  uint64_t &entry = reinterpret_cast<uint64_t *>(copies_seg_.base)[log_offset(pages_, index, kFirstCopyLog) / 8];
+  std::atomic_ref<uint64_t>(entry).compare_exchange_strong(empty, first_copy_tag(index, page),
+                                                           std::memory_order_seq_cst);
+}
+
+// A fetcher's copies from another home, announced together: one add takes
+// their entries' indices (the count moves by all of them at once), and the
+// entries go as one posted write.  Only the count must reach the home
+// before the pages are read (the argument above); an entry the home does
+// not find (not arrived yet, or overwritten in the ring by a later one)
+// only makes its release look at every untracked page, as the swap's
+// failure did.  So a window of a transpose's rows costs one round trip for
+// its announcements, not two for each row.  No allocation: the signal
+// handler may be here (the scratch holds the entries).
+void Hlrc::announce_first_copies(int home, size_t n) {
+  if (n == 0) return;
+  FetchRunsScratch &s = fetch_scratch_;
+  fault_point("copy_counted");
+  uint64_t index = f_.fetch_add(home, copies_seg_.id, pages_ * sizeof(uint64_t), n);
+  fault_point("first_copy_log");
+  if (n > kFirstCopyLog) return;  // more than the ring holds: the home looks at them all anyway
+  fabric::Fabric::Piece pieces[2];  // the ring wraps at most once
+  size_t count = 0;
+  for (size_t j = 0; j < n; ++j) {
+    s.tags[j] = first_copy_tag(index + j, s.firsts[j]);
+    uint64_t off = log_offset(pages_, index + j, kFirstCopyLog);
+    if (count && pieces[count - 1].off + pieces[count - 1].n == off)
+      pieces[count - 1].n += sizeof(uint64_t);
+    else
+      pieces[count++] = {off, &s.tags[j], sizeof(uint64_t)};
   }
+  f_.putv(home, copies_seg_.id, pieces, count);
 }
 
 bool Hlrc::track_logged_first_copies(uint64_t from, uint64_t to) {

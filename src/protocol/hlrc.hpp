@@ -14,7 +14,6 @@
 // The synchronisation points (lock, unlock, barrier, acquire) are in
 // sync_points.cpp; several compute threads of a node share this object
 // (--threads, api/node_threads.hpp): see sync_mu_ and the constructor.
-//
 // How each step is carried out is one axis of ProtocolConfig, implemented
 // in one place each: README.md in this directory maps the axes to files.
 //
@@ -248,9 +247,9 @@ class Hlrc final : public Protocol {
   void fetch_runs(int home, FetchRun *runs, size_t count, bool can_poll);
   void fetch_runs_one_sided(int home, FetchRun *runs, size_t count);
   FetchRunsScratch fetch_scratch_;
-  // Into the scratch from ops[nops]: a count of each copy in [first, first + n) not counted yet.
+  // Into the scratch from ops[nops]: a count of each copy in [first, first + n) not counted yet;
   void queue_copy_counts(size_t first, size_t n, size_t &nops, size_t &counted);
-  void note_copy_counts(int home, size_t counted);  // after the batch: those copies are counted
+  void note_copy_counts(int home, size_t counted);  // after the batch: counted (and announced)
   // The page's home if this node knows it or the directory names one (read
   // with a one-sided load, claiming nothing); -1 if nobody has claimed it.
   int home_without_claim(size_t page);
@@ -416,10 +415,11 @@ class Hlrc final : public Protocol {
   // since its last release, and the log to learn which (close_interval).
   static constexpr uint64_t kFirstCopyLog = 256;  // entries of the log
   std::atomic_ref<uint64_t> first_copies_here() { return copies_here(pages_); }
-  // A copy of `page` was just counted at its home `home`, whose word was
-  // `before`: a copy of a page the home writes untracked is counted among
-  // the first copies and logged there too.
-  void count_first_copy(int home, size_t page, uint64_t before);
+  // Copies of pages the home writes untracked (their words had the bit) are
+  // counted among its first copies and logged: one just counted here
+  // (`before`: its word), or the scratch's `firsts` counted at `home`.
+  void count_first_copy(size_t page, uint64_t before);
+  void announce_first_copies(int home, size_t n);
   // The pages logged as first copies from `from` to `to` that this home was
   // writing untracked become tracked; false if the log cannot say them all.
   bool track_logged_first_copies(uint64_t from, uint64_t to);

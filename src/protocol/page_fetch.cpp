@@ -185,12 +185,14 @@ void Hlrc::queue_copy_counts(size_t first, size_t n, size_t &nops, size_t &count
 }
 
 void Hlrc::note_copy_counts(int home, size_t counted) {
-  const FetchRunsScratch &s = fetch_scratch_;
+  FetchRunsScratch &s = fetch_scratch_;
+  size_t firsts = 0;  // copies of pages the home may be writing untracked
   for (size_t j = 0; j < counted; ++j) {
     note_copy_base(s.counted[j], s.words[j]);
-    count_first_copy(home, s.counted[j], s.words[j]);
+    if (s.words[j] & page_word::kUntracked) s.firsts[firsts++] = s.counted[j];
     copied_[s.counted[j]] = 1;
   }
+  announce_first_copies(home, firsts);
 }
 
 void Hlrc::map_prefetched(size_t first, size_t count, size_t origin) {
@@ -329,7 +331,7 @@ void Hlrc::on_fetch_request(const fabric::Message &m) {
     fatal("internal error: malformed fetch request from node %d", m.src);
   std::vector<uint32_t> need((size_t)h.count * nodes_);
   memcpy(need.data(), static_cast<const uint8_t *>(m.data) + sizeof h, need.size() * sizeof(uint32_t));
-  count_first_copy(self_, h.page, copies_here(h.page).fetch_add(1, std::memory_order_seq_cst));
+  count_first_copy(h.page, copies_here(h.page).fetch_add(1, std::memory_order_seq_cst));
   if (home_copy_covers(h.page, need.data()))
     serve_fetch(m.src, h.page, h.count, need.data());
   else
@@ -342,7 +344,7 @@ void Hlrc::serve_fetch(int requester, size_t page, size_t count, const uint32_t 
   for (; k < count; ++k) {
     size_t q = page + k;
     // Counted before it is read, as the first page was (hlrc.hpp).
-    count_first_copy(self_, q, copies_here(q).fetch_add(1, std::memory_order_seq_cst));
+    count_first_copy(q, copies_here(q).fetch_add(1, std::memory_order_seq_cst));
     if (!home_copy_covers(q, need + k * nodes_)) {
       copies_here(q).fetch_sub(1, std::memory_order_seq_cst);
       break;
