@@ -43,6 +43,7 @@ constexpr size_t kDiffMessageBytes = 64 << 10;  // pack diffs up to this size pe
 // From this many runs on, a page goes whole if it can: a whole page costs
 // about as much to write as a handful of small pieces.
 constexpr size_t kWholeMinRuns = 8;
+constexpr size_t kRegisterTogether = 32;  // 128 KiB of pages: read again from a core's L2
 
 struct DiffEntry {
   uint32_t page;
@@ -67,6 +68,24 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
   const bool whole_axis = whole_pages();
   const bool masked = cfg_.pieces == PiecesAxis::masked;
   if (masked && mask_buf_.size() < kPageBytes / 64) mask_buf_.resize(kPageBytes / 64);
+  // A home's pages that go as runs or a masked write, kRegisterTogether at
+  // a time: found first, then registered as runs writers together (one
+  // round trip, not one each), then written while still in the cache.
+  struct RunsPage {
+    uint32_t page;
+    size_t first, count;  // its runs in `runs`, or its mask at masks[first * kPageBytes / 64] (count 0)
+    size_t bytes;
+  };
+  std::vector<RunsPage> runs_pages;
+  std::vector<DiffRun> runs;
+  std::vector<uint64_t> masks;
+  std::vector<uint32_t> registering;
+  auto done_with = [&](uint32_t p, bool keep_twin, size_t bytes) {
+    if (!keep_twin) free_twin(p);
+    add(stats().diffs);
+    add(stats().diff_bytes, bytes);
+    if (changed) changed->push_back(p);
+  };
   for (size_t i = 0; i < order.size();) {
     int home = home_[order[i]];
     pieces_.clear();
@@ -79,58 +98,81 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       else
         pieces_.push_back({off, src, n});
     };
+    // The chunk's pages registered, then written.
+    auto write_chunk = [&] {
+      if (whole_axis) {
+        registering.clear();
+        for (const RunsPage &rp : runs_pages) registering.push_back(rp.page);
+        register_runs(home, registering);
+      }
+      for (size_t k = 0; k < runs_pages.size(); ++k) {
+        const RunsPage &rp = runs_pages[k];
+        const uint32_t p = rp.page;
+        uint8_t *page = region_->sys_page(p);
+        const bool keep_twin = keeps_twin(p, keep);
+        // Registered while a whole-page write was under way: written again after it.
+        const bool repeat = whole_axis && (held_[held_.size() - runs_pages.size() + k].word & page_word::kWhole);
+        size_t bytes = 0;
+        if (rp.count == 0) {
+          const uint64_t *mask = masks.data() + rp.first * (kPageBytes / 64);
+          f_.put_masked(home, data_seg_.id, (uint64_t)p * kPageBytes, page, mask, kPageBytes);
+          add(stats().diff_ops);
+          bytes = rp.bytes;
+          if (keep_twin) memcpy(twin(p), page, kPageBytes);
+          if (repeat) {
+            repeat_masked_.push_back(p);
+            repeat_masks_.insert(repeat_masks_.end(), mask, mask + kPageBytes / 64);
+            repeat_pages_.push_back(p);
+          }
+        } else {
+          for (size_t r = rp.first; r < rp.first + rp.count; ++r) {
+            uint64_t off = (uint64_t)p * kPageBytes + runs[r].off;
+            bytes += runs[r].len;
+            if (keep_twin) memcpy(twin(p) + runs[r].off, page + runs[r].off, runs[r].len);
+            add_piece(off, page + runs[r].off, runs[r].len);
+            if (repeat) repeat_pieces_.push_back({off, page + runs[r].off, runs[r].len});
+          }
+          if (repeat) repeat_pages_.push_back(p);
+        }
+        done_with(p, keep_twin, bytes);
+      }
+      runs_pages.clear();
+      runs.clear();
+      masks.clear();
+    };
     for (; i < order.size() && home_[order[i]] == home; ++i) {
       uint32_t p = order[i];
       uint8_t *page = region_->sys_page(p);
-      const bool keep_twin = keeps_twin(p, keep);
       size_t masked_bytes = 0;
       size_t count = masked ? diff_change_mask(twin(p), page, kPageBytes, mask_buf_.data(), &masked_bytes)
                             : diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
-      size_t bytes = 0;
-      if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
-        add(stats().diff_ops);
-        bytes = kPageBytes;
-        if (keep_twin) memcpy(twin(p), page, kPageBytes);
-      } else if (count >= kWholeMinRuns && masked) {
-        bool repeat = whole_axis && register_runs(home, p, nullptr);
-        uint64_t off = (uint64_t)p * kPageBytes;
-        f_.put_masked(home, data_seg_.id, off, page, mask_buf_.data(), kPageBytes);
-        add(stats().diff_ops);
-        bytes = masked_bytes;
-        if (keep_twin) memcpy(twin(p), page, kPageBytes);
-        if (repeat) {
-          repeat_masked_.push_back(p);
-          repeat_masks_.insert(repeat_masks_.end(), mask_buf_.begin(), mask_buf_.end());
-          repeat_pages_.push_back(p);
-        }
-      } else if (count) {
-        // Few runs: the mask's runs, each its own piece.
-        if (masked) {
-          count = 0;
-          for_each_bit_run(mask_buf_.data(), kPageBytes / 64, [this, &count](size_t start, size_t len) {
-            runs_buf_[count++] = DiffRun{(uint32_t)start, (uint32_t)len};
-          });
-        }
-        bool repeat = whole_axis && register_runs(home, p, nullptr);
-        for (size_t r = 0; r < count; ++r) {
-          const DiffRun &run = runs_buf_[r];
-          uint64_t off = (uint64_t)p * kPageBytes + run.off;
-          bytes += run.len;
-          if (keep_twin) memcpy(twin(p) + run.off, page + run.off, run.len);
-          add_piece(off, page + run.off, run.len);
-          if (repeat) repeat_pieces_.push_back({off, page + run.off, run.len});
-        }
-        if (repeat) repeat_pages_.push_back(p);
-      }
-      if (!keep_twin) free_twin(p);
-      if (count) {
-        add(stats().diffs);
-        add(stats().diff_bytes, bytes);
-        if (changed) changed->push_back(p);
-      }
       // Even an empty diff bumps the version: readers wait for this interval.
       version_pieces_.push_back({((uint64_t)p * nodes_ + self_) * sizeof(uint32_t), &interval, sizeof interval});
+      if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
+        add(stats().diff_ops);
+        const bool keep_twin = keeps_twin(p, keep);
+        if (keep_twin) memcpy(twin(p), page, kPageBytes);
+        done_with(p, keep_twin, kPageBytes);
+      } else if (count >= kWholeMinRuns && masked) {
+        runs_pages.push_back({p, masks.size() / (kPageBytes / 64), 0, masked_bytes});
+        masks.insert(masks.end(), mask_buf_.begin(), mask_buf_.begin() + kPageBytes / 64);
+      } else if (count) {
+        // Few runs: the mask's runs, each its own piece.
+        RunsPage rp{p, runs.size(), 0, 0};
+        if (masked)
+          for_each_bit_run(mask_buf_.data(), kPageBytes / 64, [&](size_t start, size_t len) {
+            runs.push_back(DiffRun{(uint32_t)start, (uint32_t)len});
+          });
+        else
+          runs.insert(runs.end(), runs_buf_.begin(), runs_buf_.begin() + count);
+        rp.count = runs.size() - rp.first;
+        runs_pages.push_back(rp);
+      } else if (!keeps_twin(p, keep)) {
+        free_twin(p);
+      }
+      if (runs_pages.size() == kRegisterTogether) write_chunk();
     }
+    write_chunk();
     f_.putv(home, data_seg_.id, pieces_.data(), pieces_.size());
     add(stats().diff_ops, pieces_.size() + repeat_pieces_.size() + repeat_masked_.size());
     f_.flush(home);  // the runs are visible before the versions that announce them

@@ -93,11 +93,18 @@ bool Hlrc::write_whole(int home, uint32_t page) {
   return false;
 }
 
-bool Hlrc::register_runs(int home, uint32_t page, uint64_t *word) {
-  uint64_t w = f_.fetch_add(home, copies_seg_.id, page * sizeof(uint64_t), pw::kWriter);
-  held_.push_back({page, w});
-  if (word) *word = w;
-  return (w & pw::kWhole) != 0;
+void Hlrc::register_runs(int home, const std::vector<uint32_t> &pages) {
+  if (pages.empty()) return;
+  const size_t at = held_.size();
+  held_.resize(at + pages.size());
+  std::vector<fabric::Fabric::BatchOp> ops;
+  ops.reserve(pages.size());
+  for (size_t k = 0; k < pages.size(); ++k) {
+    held_[at + k].page = pages[k];
+    ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, pages[k] * sizeof(uint64_t), pw::kWriter,
+                                               &held_[at + k].word));
+  }
+  f_.batch(home, ops.data(), ops.size());
 }
 
 void Hlrc::rewrite_covered_runs(int home) {
@@ -114,14 +121,22 @@ void Hlrc::rewrite_covered_runs(int home) {
 }
 
 void Hlrc::end_runs_writes(int home) {
-  for (const HeldPage &h : held_) {
-    uint64_t before = f_.fetch_add(home, copies_seg_.id, h.page * sizeof(uint64_t), pw::kGen - pw::kWriter);
+  // One batch for all: each add's answer is all that is needed after it.
+  std::vector<uint64_t> before(held_.size());
+  std::vector<fabric::Fabric::BatchOp> ops;
+  ops.reserve(held_.size());
+  for (size_t k = 0; k < held_.size(); ++k)
+    ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, held_[k].page * sizeof(uint64_t),
+                                               pw::kGen - pw::kWriter, &before[k]));
+  if (!ops.empty()) f_.batch(home, ops.data(), ops.size());
+  for (size_t k = 0; k < held_.size(); ++k) {
+    const HeldPage &h = held_[k];
     // Equal to the home's copy only if the copy was when the flush began and
     // nobody else changed the home's copy while it ran.
     bool alone = pw::quiet(h.word) && pw::gen(h.word) == copy_gen_[h.page] &&
-                 pw::writers(before) == 1 && (before & (pw::kWhole | pw::kHome)) == 0 &&
-                 pw::gen(before) == pw::gen(h.word);
-    copy_gen_[h.page] = alone ? pw::gen(before + pw::kGen) : pw::kNoGen;
+                 pw::writers(before[k]) == 1 && (before[k] & (pw::kWhole | pw::kHome)) == 0 &&
+                 pw::gen(before[k]) == pw::gen(h.word);
+    copy_gen_[h.page] = alone ? pw::gen(before[k] + pw::kGen) : pw::kNoGen;
   }
   held_.clear();
   repeat_pieces_.clear();
