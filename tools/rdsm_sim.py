@@ -56,6 +56,7 @@ PAGE = 4096
 MSG_HEADER = 16
 # Spans of the compute thread that the simulation replays.
 BLOCKING = {"read fault", "write fault", "lock", "barrier wait", "barrier protocol", "acquire"}
+FAULTS = {"read fault", "write fault"}  # their posted writes (log entries of first copies) are flushed later
 
 
 class SimError(Exception):
@@ -349,11 +350,13 @@ class Nics:
         out = self.claim(src, ready, busy)
         return self.claim(dst, out + self.net.lat, busy) + busy
 
-    def ops(self, me, op, peer, count, nbytes, t):
+    def ops(self, me, op, peer, count, nbytes, t, flushed=True):
         """Replays `count` one-sided operations of one class to one peer,
         issued from `t`, each after the previous one; returns when the last
         has completed (posted writes: when the last has arrived, as at the
-        flush that follows the writes of a release)."""
+        flush that follows the writes of a release, or, with `flushed`
+        false, when the last has been posted: a fault's writes, its log
+        entries of first copies, are not waited for)."""
         if op == "batch":  # one record per batch: each operation posted, then one round trip
             t += count * self.net.h
             return self.transfer(peer, me, nbytes, self.transfer(me, peer, 0, t))
@@ -362,7 +365,8 @@ class Nics:
         for _ in range(count):
             t += self.net.h
             if op == "put":
-                last = self.transfer(me, peer, each, t)
+                arrival = self.transfer(me, peer, each, t)
+                last = arrival if flushed else t
             else:
                 t = self.transfer(peer, me, each, self.transfer(me, peer, 0, t))
                 last = t
@@ -469,7 +473,8 @@ def simulate(lines, net):
                 if not count:
                     continue
                 yield issue
-                done = nics.ops(n, g.args.get("op"), int(g.args.get("to", 0)), count, nbytes, issue)
+                done = nics.ops(n, g.args.get("op"), int(g.args.get("to", 0)), count, nbytes, issue,
+                                flushed=s.name not in FAULTS)
             else:  # a message: the sender's overhead; its handler is interrupted when it arrives
                 yield issue
                 done = issue + net.h
