@@ -247,7 +247,7 @@ class Hlrc final : public Protocol {
   void fetch_runs(int home, FetchRun *runs, size_t count, bool can_poll);
   void fetch_runs_one_sided(int home, FetchRun *runs, size_t count);
   FetchRunsScratch fetch_scratch_;
-  // Into the scratch from ops[nops]: a count of each copy in [first, first + n) not counted yet;
+  // Into the scratch from ops[nops]: a count of each copy in [first, first + n) not counted yet.
   void queue_copy_counts(size_t first, size_t n, size_t &nops, size_t &counted);
   void note_copy_counts(int home, size_t counted);  // after the batch: counted (and announced)
   // The page's home if this node knows it or the directory names one (read
