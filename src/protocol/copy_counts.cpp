@@ -8,20 +8,18 @@
 // at the end, a batch of atomics per home (one round trip on a network,
 // where one each cost an acquire that dropped a thousand copies a thousand
 // round trips); the fetch paths, which may run in a signal handler and
-// allocate nothing, count theirs out at once.
+// allocate nothing, count out the pages they did not fetch after all in
+// batches of their own, from the fetch scratch (queue_uncounts).
 #include <algorithm>
 
 #include "protocol/hlrc.hpp"
 
 namespace rdsm {
 
-void Hlrc::uncount_copy(size_t page, bool later) {
+void Hlrc::uncount_copy(size_t page) {
   if (!copied_[page]) return;
   copied_[page] = 0;
-  if (later)
-    uncounts_.push_back({home_[page], (uint32_t)page});
-  else
-    f_.fetch_add(home_[page], copies_seg_.id, page * sizeof(uint64_t), (uint64_t)-1);
+  uncounts_.push_back({home_[page], (uint32_t)page});
 }
 
 void Hlrc::send_uncounts() {

@@ -552,7 +552,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
       }
       if (state_[p] == kPrefetched) prefetch_dropped(p);
       if (!kept_.empty()) kept_[p] = 0;  // its twin goes with the diff below
-      uncount_copy(p, true);
+      uncount_copy(p);
       state_[p] = kInvalid;
       batch.set(p, Prot::none);
       add(stats().invalidations);

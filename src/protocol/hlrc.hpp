@@ -147,9 +147,8 @@ class Hlrc final : public Protocol {
   // The page holds this node's writes not yet sent home (a non-home copy).
   bool unreleased_writes(size_t page) const { return scan_ ? written_[page] && has_twin_[page] : has_twin_[page]; }
   void note_written(size_t page);
-  // This node's copy of a page is gone: counted out at its home at once, or
-  // `later`, a batch per home by send_uncounts (copy_counts.cpp).
-  void uncount_copy(size_t page, bool later = false);
+  // This node's copy is gone: counted out later, a batch per home (send_uncounts, copy_counts.cpp).
+  void uncount_copy(size_t page);
   void send_uncounts();
   std::vector<std::pair<int, uint32_t>> uncounts_;  // (home, page) to count out
   // Home pages a fault may map at once with the faulting one.
@@ -247,8 +246,9 @@ class Hlrc final : public Protocol {
   void fetch_runs(int home, FetchRun *runs, size_t count, bool can_poll);
   void fetch_runs_one_sided(int home, FetchRun *runs, size_t count);
   FetchRunsScratch fetch_scratch_;
-  // Into the scratch from ops[nops]: a count of each copy in [first, first + n) not counted yet.
+  // Into the scratch from ops[nops]: a count of each copy in [first, first + n) not counted yet,
   void queue_copy_counts(size_t first, size_t n, size_t &nops, size_t &counted);
+  void queue_uncounts(size_t first, size_t n, size_t &nops);  // or taken back for each counted one
   void note_copy_counts(int home, size_t counted);  // after the batch: counted (and announced)
   // The page's home if this node knows it or the directory names one (read
   // with a one-sided load, claiming nothing); -1 if nobody has claimed it.

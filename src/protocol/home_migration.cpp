@@ -215,7 +215,7 @@ void Hlrc::move_home(size_t p, int to, const VClock &target, ProtectionBatch &ba
     withheld_[p] = 0;
     free_twin(p);
   }
-  uncount_copy(p, true);  // at the old home, where it was counted (migrate_homes sends it)
+  uncount_copy(p);  // at the old home, where it was counted (migrate_homes sends it)
   unkeep(p);  // a kept page's twin served the old home; a new start below
   home_[p] = (int16_t)to;
   if (old >= 0) fault_point("home_migration");
@@ -357,7 +357,7 @@ void Hlrc::settle_withheld() {
     if (!reread_.empty()) reread_[p] |= kDropped;
     if (!kept_.empty()) kept_[p] = 0;
     free_twin(p);
-    uncount_copy(p, true);
+    uncount_copy(p);
     state_[p] = kInvalid;
     batch.set(p, Prot::none);
     add(stats().invalidations);

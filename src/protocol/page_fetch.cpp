@@ -150,11 +150,7 @@ void Hlrc::fetch_runs_one_sided(int home, FetchRun *runs, size_t count) {
     while (ok < r.n && versions_cover(&s.versions[at + ok * per], required(r.first + ok))) ++ok;
     at += r.n * per;
     r.got = ok;
-    for (size_t p = r.first + ok; p < r.first + r.n; ++p)
-      if (copied_[p]) {  // not fetched after all
-        copied_[p] = 0;
-        s.ops[nops++] = Op::add(copies_seg_.id, p * sizeof(uint64_t), (uint64_t)-1);
-      }
+    queue_uncounts(r.first + ok, r.n - ok, nops);  // not fetched after all
     if (ok && resident_[r.first])  // the others are read below into memory the file gives them
       s.ops[nops++] = Op::read(data_seg_.id, r.first * kPageBytes, region_->sys_page(r.first), ok * kPageBytes);
   }
@@ -182,6 +178,14 @@ void Hlrc::queue_copy_counts(size_t first, size_t n, size_t &nops, size_t &count
                                                  &s.words[counted]);
     s.counted[counted++] = p;
   }
+}
+
+void Hlrc::queue_uncounts(size_t first, size_t n, size_t &nops) {
+  for (size_t p = first; p < first + n; ++p)
+    if (copied_[p]) {
+      copied_[p] = 0;
+      fetch_scratch_.ops[nops++] = fabric::Fabric::BatchOp::add(copies_seg_.id, p * sizeof(uint64_t), (uint64_t)-1);
+    }
 }
 
 void Hlrc::note_copy_counts(int home, size_t counted) {
@@ -237,6 +241,15 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
   // counts and the first read of the versions go in one batch (one round
   // trip; the versions need not follow the counts, only the pages must).
   bool have_read = false;  // `have` holds the versions of the first pages
+  auto take_back_counts = [&](size_t from) {  // of the pages from `from` on: not fetched after all
+    for (size_t i = from; i < total;) {
+      const size_t n = std::min(total - i, FetchRunsScratch::kMaxPages);
+      size_t nops = 0;
+      queue_uncounts(page + i, n, nops);
+      if (nops) f_.batch(home, fetch_scratch_.ops.data(), nops);
+      i += n;
+    }
+  };
   for (size_t i = 0; i < total;) {
     const size_t n = std::min(total - i, FetchRunsScratch::kMaxPages);
     size_t nops = 0, counted = 0;
@@ -265,7 +278,7 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
         // this node to answer a message, which in poll mode only a polling
         // thread does: the signal handler gives the fault to one.
         if (!can_poll && attempt > 1024) {
-          for (size_t i = 0; i < total; ++i) uncount_copy(page + i);
+          take_back_counts(0);
           return 0;
         }
         if (can_poll) f_.poll();
@@ -277,7 +290,7 @@ size_t Hlrc::fetch_pages(size_t page, int home, size_t extra, bool demand, bool 
     ok += j;
     if (j < n) break;
   }
-  for (size_t i = ok; i < total; ++i) uncount_copy(page + i);  // not fetched after all
+  take_back_counts(ok);
   if (ok == 0) return 0;
   std::atomic_thread_fence(std::memory_order_acquire);  // the pages are read after their versions
   fault_point("fetch");
