@@ -57,6 +57,14 @@ set_tests_properties(splash.every_macro.launcher_summary.p4 PROPERTIES LABELS "m
                      PASS_REGULAR_EXPRESSION "PASS every_macro.*fork-join program: 2 jobs, up to 3 forked workers.*\nw1 +[0-9.]+ .*\nw2 +[0-9.]+ .*\nw3 +[0-9.]+ .*\nw3 +[1-9][0-9]* "
                      FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 
+# The master's cleared and untouched arrays go to their first toucher.
+rdsm_add_splash_program(splash_cleared_output ${RDSM_SPLASH_TEST_DIR}/cleared_output.C)
+foreach(protocol rdsm genima)
+  add_test(NAME splash.cleared_output.${protocol}
+           COMMAND ${RDSM_BASH} ${RDSM_SPLASH_TEST_DIR}/cleared_output.sh $<TARGET_FILE:rdsm>
+                   $<TARGET_FILE:splash_cleared_output> ${protocol})
+  set_tests_properties(splash.cleared_output.${protocol} PROPERTIES LABELS "mp;splash" TIMEOUT 60)
+endforeach()
 # Failures end the program promptly, named, with nothing left running.
 foreach(mode crash exit huge estimate barrier ok leave)
   add_test(NAME splash.failure.${mode}

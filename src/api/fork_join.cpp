@@ -331,7 +331,10 @@ void form(const char *call) {
     return;
   }
   Runtime &rt = runtime_for(call);
-  const uint64_t used_pages = (rt.allocator->used_bytes() + 4095) / 4096;
+  // Homed at the master: the pages it wrote.  The others read as zero anywhere, so the first node to touch one
+  // takes it: the workers' parts of a SPLASH program's output arrays are not remote writes for them.
+  const auto held =
+      held_page_runs(g.file0, rt.protocol->data_segment().fd_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16);
   const KeptRange kept = kept_range(rt);
   runtime_leave(false);
   clear_all_but(kept);
@@ -357,10 +360,7 @@ void form(const char *call) {
   // The master's statistics cover all its jobs (a launcher reports them).
   runtime_build(
       job_options(nodes, 0, files),
-      [&](Runtime &job) {
-        // Everything allocated so far is in the master's memory: home it there.
-        if (used_pages) job.protocol->place(0, used_pages, RDSM_PLACE_LOCAL);
-      },
+      [&](Runtime &job) { for (const PageRun &r : held) job.protocol->place(r.first, r.count, RDSM_PLACE_LOCAL); },
       true);
   // Maps the workers' copies here too (Protocol::populate_copies): the
   // master reads them once their pages' homes move.

@@ -5,12 +5,14 @@
 // fn.  The workers are forked when the master next synchronises (or at once
 // for Splash-3's CREATE(fn, P)), so each inherits the master's private
 // memory from after its set-up, and master and workers form a job of
-// 1 + workers nodes.  The pages allocated so far are homed at the master,
-// whose memory already holds them; later allocations follow the placement
-// policy.  WAIT_FOR_END ends that job: its final barrier is each worker's
-// last release and the master's acquire, the master copies in the pages
-// homed at workers, the workers exit, and the master goes on alone in a job
-// of one node over the same memory.  CREATE may be used again after that.
+// 1 + workers nodes.  The pages allocated so far that the master wrote are
+// homed at the master, whose memory already holds them; the others (never
+// written, or holding only zeros) and later allocations follow the
+// placement policy.  WAIT_FOR_END ends that job: its final barrier is each
+// worker's last release and the master's acquire, the master copies in the
+// pages homed at workers, the workers exit, and the master goes on alone in
+// a job of one node over the same memory.  CREATE may be used again after
+// that.
 //
 // The master's memory file outlives its jobs.  What a job keeps for the next
 // sits at the front of the file and does not depend on the job's size (the

@@ -1,5 +1,6 @@
 #include "bootstrap/node_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +33,54 @@ void discard_file_range(int fd, uint64_t off, uint64_t len) {
   if (len == 0) return;
   if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) != 0)
     fatal("cannot clear %llu bytes of a node memory file: %s", (unsigned long long)len, strerror(errno));
+}
+
+namespace {
+bool zero_page(const uint8_t *p) {
+  const uint64_t *w = reinterpret_cast<const uint64_t *>(p);
+  for (size_t i = 0; i < 4096 / 8; i += 8) {
+    uint64_t any = 0;
+    for (size_t k = 0; k < 8; ++k) any |= w[i + k];
+    if (any) return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::vector<PageRun> held_page_runs(int fd, uint64_t off, uint64_t pages, uint64_t min_gap) {
+  std::vector<PageRun> runs;
+  if (pages == 0) return runs;
+  auto fail = [] { fatal("cannot find the written pages of a node memory file: %s", strerror(errno)); };
+  // Read through a mapping of its own: no protection of the region's
+  // mapping applies, and holes are skipped, never read (which would fill them).
+  void *at_map = mmap(nullptr, pages * 4096, PROT_READ, MAP_SHARED, fd, (off_t)off);
+  if (at_map == MAP_FAILED) fail();
+  const uint8_t *view = static_cast<const uint8_t *>(at_map);
+  auto add = [&](uint64_t first, uint64_t end) {
+    if (!runs.empty() && first - (runs.back().first + runs.back().count) < min_gap)
+      runs.back().count = end - runs.back().first;
+    else
+      runs.push_back({first, end - first});
+  };
+  const off_t end = (off_t)(off + pages * 4096);
+  for (off_t at = (off_t)off; at < end;) {
+    off_t data = lseek(fd, at, SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break;  // nothing but holes after `at`
+    off_t hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
+    if (hole < 0) fail();
+    if (data >= end) break;
+    const uint64_t last = ((uint64_t)std::min(hole, end) - off + 4095) / 4096;
+    for (uint64_t p = ((uint64_t)data - off) / 4096; p < last; ++p) {
+      if (zero_page(view + p * 4096)) continue;
+      uint64_t q = p + 1;
+      while (q < last && !zero_page(view + q * 4096)) ++q;
+      add(p, q);
+      p = q;  // q is a page of zeros, or the end
+    }
+    at = hole;
+  }
+  munmap(at_map, pages * 4096);
+  return runs;
 }
 
 std::string format_fd_list(const std::vector<int> &fds) {

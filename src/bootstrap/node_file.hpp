@@ -81,6 +81,16 @@ std::vector<int> parse_fd_list(const std::string &text, int expected_count);
 // as zero afterwards.
 void discard_file_range(int fd, uint64_t off, uint64_t len);
 
+// The runs of pages of bytes [off, off + pages * 4096) of a node file that
+// hold something other than zeros, as {first page, count} relative to
+// `off`: the other pages were never touched, or hold only zeros, and read
+// the same in any node's file.  Gaps shorter than `min_gap` pages are
+// counted in the runs around them, so a sparse file gives few runs.
+struct PageRun {
+  uint64_t first, count;
+};
+std::vector<PageRun> held_page_runs(int fd, uint64_t off, uint64_t pages, uint64_t min_gap);
+
 // Maps the NodeBlock of a node file read-write.
 NodeBlock *map_node_block(int fd);
 void unmap_node_block(NodeBlock *b);

@@ -5,7 +5,8 @@
 // under first touch the first node to fault on the page claims it:
 //   message: a request to the directory node, whose handler claims (async);
 //   cas:     a remote compare-and-swap on the directory word (ARDMAR) — a
-//            failed CAS returns the real home.
+//            failed CAS returns the real home; with home=migrate a claim
+//            takes the unclaimed pages after the page too (home_of).
 #include <algorithm>
 #include <cstring>
 
@@ -17,6 +18,7 @@
 namespace rdsm {
 
 namespace {
+constexpr size_t kClaimRun = 32;  // pages a first touch claims, itself included (home=migrate)
 struct HomeMsg {
   uint32_t page;
   int32_t home;
@@ -28,6 +30,18 @@ int Hlrc::home_of(size_t page) {
   if (h < 0) {
     h = claim_home(page);
     home_[page] = (int16_t)h;
+    // A first touch usually starts a run of them (an array written front
+    // to back): with homes that migrate, the unclaimed pages after it are
+    // claimed too while the claims succeed, so that the run faults once
+    // (resolve_fault's run of home pages), not once per page.  A page
+    // claimed ahead that another node writes alone moves to it at the next
+    // barrier.  The seeds' presets (fixed homes) claim page by page.
+    if (h == self_ && cfg_.home == HomeAxis::migrate && cfg_.claim == HomeClaimAxis::cas)
+      for (size_t q = page + 1; q < std::min(pages_, page + kClaimRun) && home_[q] < 0; ++q) {
+        const int c = claim_home(q);
+        home_[q] = (int16_t)c;
+        if (c != self_) break;
+      }
   }
   return h;
 }
