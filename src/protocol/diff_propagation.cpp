@@ -79,7 +79,6 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
   std::vector<RunsPage> runs_pages;
   std::vector<DiffRun> runs;
   std::vector<uint64_t> masks;
-  std::vector<uint32_t> registering;
   auto done_with = [&](uint32_t p, bool keep_twin, size_t bytes) {
     if (!keep_twin) free_twin(p);
     add(stats().diffs);
@@ -100,10 +99,10 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     };
     // The chunk's pages registered, then written.
     auto write_chunk = [&] {
+      const size_t held_from = held_.size();
       if (whole_axis) {
-        registering.clear();
-        for (const RunsPage &rp : runs_pages) registering.push_back(rp.page);
-        register_runs(home, registering);
+        for (const RunsPage &rp : runs_pages) held_.push_back({rp.page, 0});
+        register_runs(home, held_from);
       }
       for (size_t k = 0; k < runs_pages.size(); ++k) {
         const RunsPage &rp = runs_pages[k];
@@ -111,7 +110,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
         uint8_t *page = region_->sys_page(p);
         const bool keep_twin = keeps_twin(p, keep);
         // Registered while a whole-page write was under way: written again after it.
-        const bool repeat = whole_axis && (held_[held_.size() - runs_pages.size() + k].word & page_word::kWhole);
+        const bool repeat = whole_axis && (held_[held_from + k].word & page_word::kWhole);
         size_t bytes = 0;
         if (rp.count == 0) {
           const uint64_t *mask = masks.data() + rp.first * (kPageBytes / 64);

@@ -525,9 +525,9 @@ class Hlrc final : public Protocol {
   // Tries to claim `page` at `home`; if it can, writes the whole page there
   // and releases the claim.
   bool write_whole(int home, uint32_t page);
-  // Registers this node as a runs writer of `pages`, in one batch; the held
-  // words with kWhole say a whole-page write was in progress (write again).
-  void register_runs(int home, const std::vector<uint32_t> &pages);
+  // Registers this node as a runs writer of held_[from, end)'s pages in one batch; words
+  // with kWhole: a whole-page write was in progress (write again).
+  void register_runs(int home, size_t from);
   // After the runs are at `home`: writes again those a whole-page write
   // (of another node) may have covered.
   void rewrite_covered_runs(int home);

@@ -93,17 +93,13 @@ bool Hlrc::write_whole(int home, uint32_t page) {
   return false;
 }
 
-void Hlrc::register_runs(int home, const std::vector<uint32_t> &pages) {
-  if (pages.empty()) return;
-  const size_t at = held_.size();
-  held_.resize(at + pages.size());
+void Hlrc::register_runs(int home, size_t from) {
+  if (from == held_.size()) return;
   std::vector<fabric::Fabric::BatchOp> ops;
-  ops.reserve(pages.size());
-  for (size_t k = 0; k < pages.size(); ++k) {
-    held_[at + k].page = pages[k];
-    ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, pages[k] * sizeof(uint64_t), pw::kWriter,
-                                               &held_[at + k].word));
-  }
+  ops.reserve(held_.size() - from);
+  for (size_t k = from; k < held_.size(); ++k)
+    ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, held_[k].page * sizeof(uint64_t), pw::kWriter,
+                                               &held_[k].word));
   f_.batch(home, ops.data(), ops.size());
 }
 
