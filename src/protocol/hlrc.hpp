@@ -63,8 +63,7 @@ class Hlrc final : public Protocol {
 
   // Synchronisation (application threads).
   void lock(int id) { take_lock(id, false); }
-  // lock() if the lock is free (no node holds it or waits for it), with
-  // the same acquire; false, at once, if it is not.
+  // lock() if the lock is free (no node holds it or waits for it); false, at once, if not.
   bool try_lock(int id) { return take_lock(id, true); }
   void unlock(int id);
   int lock_count() const { return locks_->lock_count(); }
@@ -72,8 +71,7 @@ class Hlrc final : public Protocol {
   void release();
   void acquire();
 
-  // Records the homes of pages [first, first+count) chosen by a placement
-  // policy, before any node touches them.
+  // Records the homes a placement policy gives pages [first, first+count), before any touch.
   void place(size_t first, size_t count, rdsm_placement placement);
   // Reads from the directory the homes of pages [first, first+count) that
   // another node placed (a collective allocation), so that this node knows
@@ -346,8 +344,13 @@ class Hlrc final : public Protocol {
   // At release, before the diffs: which written pages stay writable
   // ("kept", with twins) and which are write-protected (into `batch`).
   void choose_kept(const std::vector<uint32_t> &written, ProtectionBatch &batch);
-  // After the diffs: the twins of the kept home pages are brought up to date.
+  // After the diffs: the twins of the kept home pages are brought up to date;
+  // at a barrier, new ones once its notices are learnt (take_deferred_twins).
   void keep_written(const std::vector<uint32_t> &written);
+  void give_twins(const std::vector<uint32_t> &pages);  // slots, or arena pages populated in runs
+  void take_deferred_twins();
+  std::vector<uint32_t> deferred_twins_;
+  bool barrier_release_ = false;  // the release in progress is a barrier's
   // A diff of `page` leaves its twin up to date (kept) or frees it.
   bool keeps_twin(size_t page, bool keep) const { return keep && (kept_.empty() || kept_[page] != 0); }
   void unkeep(size_t page);
@@ -554,8 +557,7 @@ class Hlrc final : public Protocol {
   bool refresh_instead(size_t page);
   // A kept copy with nothing to send: writable, equal to its twin.
   bool clean_kept_copy(size_t page);
-  // Reads the pages chosen by refresh_instead anew from their homes; those
-  // that cannot be read now are dropped after all; mu_ held.
+  // Reads refresh_instead's pages anew from their homes (or drops them); mu_ held.
   void refresh_copies(std::vector<uint32_t> &pages);
   PageArray<uint8_t> reread_;
 
@@ -575,14 +577,12 @@ class Hlrc final : public Protocol {
   void record_diffs(const std::vector<uint32_t> &pages);
   // close_interval: pages only the diff handler found written are noted.
   void note_harvested_writes();
-  // close_interval: the written home pages' changed bytes; their twins are
-  // freed unless kept (`keep`: keep_written brings them up to date).
+  // close_interval: the written home pages' changed bytes; twins freed unless `keep`.
   void record_home_writes(const std::vector<uint32_t> &written, bool keep);
   void seal_race_interval(uint32_t id);
   // on_diff: applies another node's diff to a home page (and its twin).
   bool apply_diff_at_home(uint32_t page, const uint8_t *diff, size_t len);
-  // At an acquire: the open interval ends before anything is learnt, so
-  // that all writes of an interval began with one clock.
+  // At an acquire: the open interval ends first (an interval's writes share one clock).
   void race_acquire_begins();
   // Takes the releaser's clock off what came with a lock (empty: none).
   races::Clock race_take_lock_clock(sync::Bytes &got);

@@ -383,7 +383,7 @@ void Hlrc::await_withheld_diffs(const VClock &since, const VClock &target) {
   // A kept home page's twin was refreshed at the catch-up, before the diff.
   std::lock_guard<FutexLock> g(mu_);
   for (const Wait &w : waits)
-    if (!kept_.empty() && kept_[w.page]) refresh_home_twin(w.page);
+    if (!kept_.empty() && kept_[w.page] && has_twin_[w.page]) refresh_home_twin(w.page);  // else taken next
 }
 
 void Hlrc::on_homes_moved(const fabric::Message &m) {

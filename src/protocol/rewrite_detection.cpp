@@ -169,7 +169,7 @@ void Hlrc::protect_unkept(size_t page, ProtectionBatch &batch) {
   if (home_[page] == self_) unkept_.push_back((uint32_t)page);
 }
 
-void Hlrc::keep_written(const std::vector<uint32_t> &written) {
+void Hlrc::give_twins(const std::vector<uint32_t> &pages) {
   // New twins beyond the pool's slots are in the sparse arena, whose pages
   // get memory at their first touch: one fault each, a home's whole
   // partition of a phase (FFT's rows) at once.  Runs of them get their
@@ -179,11 +179,8 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
     if (run_len > 1) SharedRegion::populate_private(twins_ + run_start * kPageBytes, run_len * kPageBytes);
     run_len = 0;
   };
-  for (uint32_t entry : written) {
-    uint32_t p = notice_page(entry);
-    if (state_[p] != kWritable || home_[p] != self_ || untracked_[p]) continue;
+  for (uint32_t p : pages) {
     races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
-    if (has_twin_[p]) continue;
     take_twin_slot(p);
     has_twin_[p] = 1;
     if (twin_slot_[p] >= 0) continue;
@@ -192,6 +189,26 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
     ++run_len;
   }
   flush_run();
+}
+
+void Hlrc::keep_written(const std::vector<uint32_t> &written) {
+  // At a barrier, a home page kept for the first time gets its twin once
+  // the barrier has brought the other nodes' notices: on probation, a page
+  // another node wrote in the same epoch stops being kept there
+  // (kept_home_page_written_elsewhere), and its twin would have been a
+  // copy for nothing.  A radix sort's destination, written by every node
+  // page after page, paid a copy of every home page it wrote (0.8 ms a
+  // pass at 2 nodes).  Nothing reads the twin before: every thread of the
+  // node is in the barrier, and the barrier's own steps skip a kept home
+  // page without one.  (--races and scan mode keep twins at all times.)
+  const bool defer = barrier_release_ && !races_ && !scan_;
+  std::vector<uint32_t> fresh;
+  for (uint32_t entry : written) {
+    uint32_t p = notice_page(entry);
+    if (state_[p] != kWritable || home_[p] != self_ || untracked_[p] || has_twin_[p]) continue;
+    (defer ? deferred_twins_ : fresh).push_back(p);
+  }
+  give_twins(fresh);
   // More twins than a core's cache holds are evicted before the next
   // release compares them: streamed (twin_copy.hpp).  The interval's whole
   // written list is the measure; its home pages are most of it here.
@@ -199,10 +216,22 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
     if (state_[p] != kWritable || home_[p] != self_) continue;  // elsewhere the diff brought the twin up to date
-    if (untracked_[p]) continue;  // choose_kept found nobody had copied it
+    if (untracked_[p] || !has_twin_[p]) continue;  // nobody had copied it, or deferred
     races::PageLocks::Hold hold(twin_locks_, p);  // --races: against the diff handler
     refresh_home_twin(p, streaming);
   }
+}
+
+void Hlrc::take_deferred_twins() {
+  if (deferred_twins_.empty()) return;
+  std::lock_guard<FutexLock> g(mu_);
+  std::vector<uint32_t> still;
+  for (uint32_t p : deferred_twins_)
+    if (kept_[p] != 0 && home_[p] == self_ && state_[p] == kWritable && !has_twin_[p]) still.push_back(p);
+  deferred_twins_.clear();
+  give_twins(still);
+  const bool streaming = still.size() > kStreamedRefreshPages;
+  for (uint32_t p : still) refresh_home_twin(p, streaming);
 }
 
 void Hlrc::unkeep(size_t page) {
@@ -213,6 +242,7 @@ void Hlrc::unkeep(size_t page) {
 
 void Hlrc::kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch) {
   if (races_) return;  // the diff handler kept the twin up to date (race_recording.cpp)
+  const bool deferred = !has_twin_[page];  // its first twin is taken at the barrier's end
   if (quiet_since_release_ && keep_window_[page] == 0) {
     // On probation (kept since its first write) and written by another
     // node in the same epoch: a page shared by several writers (a radix
@@ -225,6 +255,7 @@ void Hlrc::kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch)
   }
   // At a barrier this node has not written the page since its release, so
   // a difference is only the other nodes' diffs: nothing to name.
+  if (deferred) return;
   if (!quiet_since_release_ && differs_from_twin(page))
     note_kept_home_change(page);
   refresh_home_twin(page);

@@ -84,8 +84,9 @@ void Hlrc::barrier_impl(bool migrate) {
   }
   std::lock_guard<std::mutex> gate(sync_mu_);
   withhold_at_release_ = migrate && may_withhold();
+  barrier_release_ = true;
   release_gated();
-  withhold_at_release_ = false;
+  withhold_at_release_ = barrier_release_ = false;
   struct Quiet {
     bool &flag;
     explicit Quiet(bool &f) : flag(f) { flag = true; }
@@ -122,6 +123,7 @@ void Hlrc::barrier_impl(bool migrate) {
     settle_withheld();
     await_withheld_diffs(last_barrier_vc_, target);
   }
+  take_deferred_twins();
   // Every node has caught up with the previous barrier before arriving at
   // this one, so nobody can still need what precedes it.
   notices_.forget_up_to(forget_floor_);
