@@ -65,6 +65,17 @@ foreach(protocol rdsm genima)
                    $<TARGET_FILE:splash_cleared_output> ${protocol})
   set_tests_properties(splash.cleared_output.${protocol} PROPERTIES LABELS "mp;splash" TIMEOUT 60)
 endforeach()
+# The master's data starts spread over the processes in blocks.
+rdsm_add_splash_program(splash_seeded_input ${RDSM_SPLASH_TEST_DIR}/seeded_input.C)
+foreach(run rdsm:2 genima:2 rdsm:4)
+  string(REPLACE ":" ";" parts ${run})
+  list(GET parts 0 protocol)
+  list(GET parts 1 procs)
+  add_test(NAME splash.seeded_input.${protocol}.p${procs}
+           COMMAND ${RDSM_BASH} ${RDSM_SPLASH_TEST_DIR}/seeded_input.sh $<TARGET_FILE:rdsm>
+                   $<TARGET_FILE:splash_seeded_input> ${protocol} ${procs})
+  set_tests_properties(splash.seeded_input.${protocol}.p${procs} PROPERTIES LABELS "mp;splash" TIMEOUT 120)
+endforeach()
 # Failures end the program promptly, named, with nothing left running.
 foreach(mode crash exit huge estimate barrier ok leave)
   add_test(NAME splash.failure.${mode}

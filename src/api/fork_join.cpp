@@ -22,6 +22,7 @@
 
 #include "api/fork_join_ranks.hpp"
 #include "api/runtime.hpp"
+#include "api/seed_homes.hpp"
 #include "bootstrap/node_file.hpp"
 #include "common/clock.hpp"
 #include "common/process_cpu.hpp"
@@ -57,14 +58,12 @@ struct State {
   bool helpers = false;  // the master's node runs CREATE'd functions on threads of its own
   std::vector<Worker> workers;
   std::vector<int> worker_files;
-  // One word per rank, shared with the workers: 1 once the worker has left
-  // its job normally, so its exit is expected.
+  SeedPlan seed;  // where the master's data goes at CREATE (seed_homes.hpp)
+  // One word per rank, shared with the workers: 1 once the worker has left its job normally (an expected exit).
   std::atomic<uint32_t> *left = nullptr;
   std::thread watcher;
   int watcher_stop = -1;
-  // Reaps the workers of the job that just ended while the master goes on
-  // (reap_in_background); joined before the next job and at the end.
-  std::thread reaper;
+  std::thread reaper;  // reaps the last job's workers while the master goes on; joined before the next job
   std::vector<NodeBlock *> beats;  // the workers' node blocks, while the watcher runs
   std::atomic<bool> exiting{false};  // the master is ending the program itself
 };
@@ -93,8 +92,7 @@ Options job_options(int nodes, int rank, const std::vector<int> &files) {
   return o;
 }
 
-// Clears the master's file except its node block and what the next job
-// keeps (see fork_join.hpp), so the next job starts from zeroed rings,
+// Clears the master's file but its node block and what the next job keeps (fork_join.hpp): zeroed rings,
 // directories and versions.
 struct KeptRange {
   uint64_t begin, end;
@@ -299,9 +297,9 @@ std::vector<void (*)()> functions_of(int rank) {
   if (getppid() != g.master) _exit(1);
   g.worker = true;
   if (g.watcher_stop >= 0) close(g.watcher_stop);
-  runtime_build(job_options(nodes, rank, files));
-  // The master allocated and set up everything so far: it is shared data,
-  // which this worker will read.
+  runtime_build(job_options(nodes, rank, files),
+                [&](Runtime &rt) { take_seeded_share(g.seed, *rt.protocol, nodes, rank, g.file0, files[rank]); });
+  // The master allocated and set up everything so far: shared data this worker will read.
   runtime_for("CREATE").allocator->populate_allocated();
   run_on_threads(fns, true);
   // The job's final barrier: this worker's last release.  Its statistics go
@@ -331,10 +329,12 @@ void form(const char *call) {
     return;
   }
   Runtime &rt = runtime_for(call);
-  // Homed at the master: the pages it wrote.  The others read as zero anywhere, so the first node to touch one
-  // takes it: the workers' parts of a SPLASH program's output arrays are not remote writes for them.
-  const auto held =
-      held_page_runs(g.file0, rt.protocol->data_segment().fd_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16);
+  // The master's data is spread over the job's nodes by allocation (seed_homes.hpp); what it never wrote goes to
+  // the first node to touch it.
+  const uint64_t data_offset = rt.protocol->data_segment().fd_offset;
+  g.seed = plan_seeded_homes(held_page_runs(g.file0, data_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16),
+                             single_node_allocations());
+  g.seed.data_offset = data_offset;
   const KeptRange kept = kept_range(rt);
   runtime_leave(false);
   clear_all_but(kept);
@@ -360,10 +360,9 @@ void form(const char *call) {
   // The master's statistics cover all its jobs (a launcher reports them).
   runtime_build(
       job_options(nodes, 0, files),
-      [&](Runtime &job) { for (const PageRun &r : held) job.protocol->place(r.first, r.count, RDSM_PLACE_LOCAL); },
+      [&](Runtime &job) { place_seeded(g.seed, *job.protocol); },
       true);
-  // Maps the workers' copies here too (Protocol::populate_copies): the
-  // master reads them once their pages' homes move.
+  // Maps the workers' copies here too (Protocol::populate_copies): the master reads those pages from them.
   runtime_for(call).allocator->populate_allocated();
   run_on_threads(mine, false);  // the master goes on as thread 0
 }

@@ -5,10 +5,10 @@
 // fn.  The workers are forked when the master next synchronises (or at once
 // for Splash-3's CREATE(fn, P)), so each inherits the master's private
 // memory from after its set-up, and master and workers form a job of
-// 1 + workers nodes.  The pages allocated so far that the master wrote are
-// homed at the master, whose memory already holds them; the others (never
-// written, or holding only zeros) and later allocations follow the
-// placement policy.  WAIT_FOR_END ends that job: its final barrier is each
+// 1 + workers nodes.  The master's data is spread over them by
+// allocation, each worker copying its part as the job starts
+// (seed_homes.hpp); what the master never wrote and later allocations
+// follow the placement policy.  WAIT_FOR_END ends that job: its final barrier is each
 // worker's last release and the master's acquire, the master copies in the
 // pages homed at workers, the workers exit, and the master goes on alone in
 // a job of one node over the same memory.  CREATE may be used again after

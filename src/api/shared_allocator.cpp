@@ -23,7 +23,14 @@ constexpr size_t kChunkBytes = 64 << 10;
 constexpr size_t kSmallAlign = 16;
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+std::vector<AllocationSpan> &spans_made_alone() {
+  static std::vector<AllocationSpan> spans;  // outlives the runtimes of a fork-join master's jobs
+  return spans;
+}
 }  // namespace
+
+const std::vector<AllocationSpan> &single_node_allocations() { return spans_made_alone(); }
 
 SharedAllocator::SharedAllocator(fabric::Fabric &f, rdsm_placement default_placement, MinipageMode minipages)
     : f_(f), default_(default_placement), minipages_(minipages) {
@@ -132,6 +139,7 @@ void *SharedAllocator::allocate(size_t bytes, rdsm_placement placement, const ch
   size_t total = round_up(bytes, kPageBytes);
   uint64_t off = bump(total, call);
   protocol_->place(off / kPageBytes, total / kPageBytes, placement);
+  if (f_.nodes() == 1) spans_made_alone().push_back({off / kPageBytes, total / kPageBytes, placement});
   populate_to(off + total);
   return r.app() + off;
 }

@@ -17,12 +17,24 @@
 #include <mutex>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "fabric/fabric.hpp"
 #include "protocol/protocol.hpp"
 #include "rdsm.h"
 
 namespace rdsm {
+
+// A page-aligned allocation: its pages (from the region's start) and the
+// placement it was made with (RDSM_PLACE_DEFAULT resolved).
+struct AllocationSpan {
+  uint64_t first, count;
+  rdsm_placement placement;
+};
+// The page-aligned allocations this process made while its job had one
+// node, oldest first.  A fork-join master's set-up before CREATE is that:
+// CREATE homes its data by them (api/seed_homes.hpp), job after job.
+const std::vector<AllocationSpan> &single_node_allocations();
 
 class SharedAllocator {
  public:
