@@ -225,9 +225,16 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
 void Hlrc::take_deferred_twins() {
   if (deferred_twins_.empty()) return;
   std::lock_guard<FutexLock> g(mu_);
+  // A page that no other node has a copy of any more (they dropped them on
+  // this barrier's notices) goes back to untracked instead: a transpose's
+  // rows, copied in one phase and written by their home in the next, cost
+  // no twin and no comparison.
   std::vector<uint32_t> still;
+  bool fenced = false;
   for (uint32_t p : deferred_twins_)
-    if (kept_[p] != 0 && home_[p] == self_ && state_[p] == kWritable && !has_twin_[p]) still.push_back(p);
+    if (kept_[p] != 0 && home_[p] == self_ && state_[p] == kWritable && !has_twin_[p] &&
+        !untrack_uncopied_home_page(p, fenced))
+      still.push_back(p);
   deferred_twins_.clear();
   give_twins(still);
   const bool streaming = still.size() > kStreamedRefreshPages;
