@@ -561,7 +561,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   // The homes hear first that the copies are gone (nothing reads them here
   // meanwhile: the node is inside the acquire), so that a home whose pages
   // no other node copies any more finds them so at the barrier's end
-  // (take_deferred_twins) more often.
+  // (settle_deferred_home_pages) more often.
   send_uncounts();
   batch.apply();
   home_stops_writing(unkept_.data(), unkept_.size());

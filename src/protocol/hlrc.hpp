@@ -345,11 +345,11 @@ class Hlrc final : public Protocol {
   // ("kept", with twins) and which are write-protected (into `batch`).
   void choose_kept(const std::vector<uint32_t> &written, ProtectionBatch &batch);
   // After the diffs: the twins of the kept home pages are brought up to date;
-  // at a barrier, new ones once its notices are learnt (take_deferred_twins).
+  // at a barrier, new ones once its notices are learnt (settle_deferred_home_pages).
   void keep_written(const std::vector<uint32_t> &written);
   void give_twins(const std::vector<uint32_t> &pages);  // slots, or arena pages populated in runs
-  void take_deferred_twins();
-  std::vector<uint32_t> deferred_twins_;
+  void settle_deferred_home_pages();
+  std::vector<uint32_t> deferred_home_pages_;
   bool barrier_release_ = false;  // the release in progress is a barrier's
   // A diff of `page` leaves its twin up to date (kept) or frees it.
   bool keeps_twin(size_t page, bool keep) const { return keep && (kept_.empty() || kept_[page] != 0); }

@@ -206,7 +206,7 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
   for (uint32_t entry : written) {
     uint32_t p = notice_page(entry);
     if (state_[p] != kWritable || home_[p] != self_ || untracked_[p] || has_twin_[p]) continue;
-    (defer ? deferred_twins_ : fresh).push_back(p);
+    (defer ? deferred_home_pages_ : fresh).push_back(p);
   }
   give_twins(fresh);
   // More twins than a core's cache holds are evicted before the next
@@ -222,20 +222,30 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
   }
 }
 
-void Hlrc::take_deferred_twins() {
-  if (deferred_twins_.empty()) return;
+void Hlrc::settle_deferred_home_pages() {
+  if (deferred_home_pages_.empty()) return;
   std::lock_guard<FutexLock> g(mu_);
   // A page that no other node has a copy of any more (they dropped them on
-  // this barrier's notices) goes back to untracked instead: a transpose's
-  // rows, copied in one phase and written by their home in the next, cost
-  // no twin and no comparison.
+  // this barrier's notices, and sent their uncounts first) goes back to
+  // untracked, writable: a transpose's rows, copied in one phase and
+  // written by their home in the next, cost no twin and no comparison, and
+  // a radix sort's buckets, dropped from probation, no write protection.
+  // The others get their twin (still kept) or are write-protected.
   std::vector<uint32_t> still;
+  ProtectionBatch batch(*region_);
   bool fenced = false;
-  for (uint32_t p : deferred_twins_)
-    if (kept_[p] != 0 && home_[p] == self_ && state_[p] == kWritable && !has_twin_[p] &&
-        !untrack_uncopied_home_page(p, fenced))
+  for (uint32_t p : deferred_home_pages_) {
+    if (home_[p] != self_ || state_[p] != kWritable || has_twin_[p] || untracked_[p]) continue;
+    if (untrack_uncopied_home_page(p, fenced)) continue;
+    if (kept_[p])
       still.push_back(p);
-  deferred_twins_.clear();
+    else
+      protect_unkept(p, batch);
+  }
+  deferred_home_pages_.clear();
+  batch.apply();
+  home_stops_writing(unkept_.data(), unkept_.size());
+  unkept_.clear();
   give_twins(still);
   const bool streaming = still.size() > kStreamedRefreshPages;
   for (uint32_t p : still) refresh_home_twin(p, streaming);
@@ -249,15 +259,21 @@ void Hlrc::unkeep(size_t page) {
 
 void Hlrc::kept_home_page_written_elsewhere(size_t page, ProtectionBatch &batch) {
   if (races_) return;  // the diff handler kept the twin up to date (race_recording.cpp)
-  const bool deferred = !has_twin_[page];  // its first twin is taken at the barrier's end
+  const bool deferred = !has_twin_[page];  // its first twin is taken at the barrier's end, if kept
   if (quiet_since_release_ && keep_window_[page] == 0) {
     // On probation (kept since its first write) and written by another
     // node in the same epoch: a page shared by several writers (a radix
     // sort's buckets), more likely written once than phase after phase.
-    // Write-protected, as under rewrites=fault, rather than compared and
-    // its twin copied at every release of its window.
+    // Not kept, rather than compared and its twin copied at every release
+    // of its window: write-protected, as under rewrites=fault, unless
+    // nobody copies it any more at the barrier's end.
     free_twin(page);
-    protect_unkept(page, batch);
+    if (!scan_) {
+      kept_[page] = 0;
+      deferred_home_pages_.push_back((uint32_t)page);
+    } else {
+      protect_unkept(page, batch);
+    }
     return;
   }
   // At a barrier this node has not written the page since its release, so

@@ -123,7 +123,7 @@ void Hlrc::barrier_impl(bool migrate) {
     settle_withheld();
     await_withheld_diffs(last_barrier_vc_, target);
   }
-  take_deferred_twins();
+  settle_deferred_home_pages();
   // Every node has caught up with the previous barrier before arriving at
   // this one, so nobody can still need what precedes it.
   notices_.forget_up_to(forget_floor_);
