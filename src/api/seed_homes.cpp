@@ -30,8 +30,8 @@ void copy_range(int from_fd, int to_fd, uint64_t off, uint64_t len) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) break;
-    fatal("CREATE: cannot copy the master's data into a worker's memory file: %s (if /dev/shm is full, free it or "
-          "make it larger: mount -o remount,size=... /dev/shm)",
+    fatal("CREATE: cannot copy the master's data into a worker's memory file: %s (node memory files are memory: "
+          "free some, or run the program on a smaller input)",
           n == 0 ? "the master's file ended early" : strerror(errno));
   }
   // Where the kernel cannot copy between the two files: through a buffer.
@@ -43,7 +43,8 @@ void copy_range(int from_fd, int to_fd, uint64_t off, uint64_t len) {
     for (ssize_t put = 0; put < got;) {
       ssize_t n = pwrite(to_fd, buf.data() + put, (size_t)(got - put), out + put);
       if (n <= 0 && errno != EINTR)
-        fatal("CREATE: cannot write a worker's memory file: %s (if /dev/shm is full, free it or make it larger)",
+        fatal("CREATE: cannot write a worker's memory file: %s (node memory files are memory: free some, or run "
+              "the program on a smaller input)",
               strerror(errno));
       if (n > 0) put += n;
     }
