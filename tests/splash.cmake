@@ -58,7 +58,8 @@ set_tests_properties(splash.every_macro.launcher_summary.p4 PROPERTIES LABELS "m
                      FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 
 # The master's cleared and untouched arrays go to their first toucher.
-rdsm_add_splash_program(splash_cleared_output ${RDSM_SPLASH_TEST_DIR}/cleared_output.C)
+rdsm_add_splash_program(splash_cleared_output ${RDSM_SPLASH_TEST_DIR}/cleared_output.C
+                        ${RDSM_SPLASH_TEST_DIR}/pages_options.H)
 foreach(protocol rdsm genima)
   add_test(NAME splash.cleared_output.${protocol}
            COMMAND ${RDSM_BASH} ${RDSM_SPLASH_TEST_DIR}/cleared_output.sh $<TARGET_FILE:rdsm>
@@ -66,7 +67,8 @@ foreach(protocol rdsm genima)
   set_tests_properties(splash.cleared_output.${protocol} PROPERTIES LABELS "mp;splash" TIMEOUT 60)
 endforeach()
 # The master's data starts spread over the processes in blocks.
-rdsm_add_splash_program(splash_seeded_input ${RDSM_SPLASH_TEST_DIR}/seeded_input.C)
+rdsm_add_splash_program(splash_seeded_input ${RDSM_SPLASH_TEST_DIR}/seeded_input.C
+                        ${RDSM_SPLASH_TEST_DIR}/pages_options.H)
 foreach(run rdsm:2 genima:2 rdsm:4)
   string(REPLACE ":" ";" parts ${run})
   list(GET parts 0 protocol)

@@ -19,7 +19,8 @@ void append_page(std::vector<PageRun> &runs, uint64_t page) {
     runs.push_back({page, 1});
 }
 
-// Copies [off, off + len) of one file into the same place of another.
+// Copies [off, off + len) of one node file into the same place of another
+// (both memfds, so the kernel copies between them).
 void copy_range(int from_fd, int to_fd, uint64_t off, uint64_t len) {
   loff_t in = (loff_t)off, out = (loff_t)off;
   while (len > 0) {
@@ -29,37 +30,16 @@ void copy_range(int from_fd, int to_fd, uint64_t off, uint64_t len) {
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) break;
     fatal("CREATE: cannot copy the master's data into a worker's memory file: %s (node memory files are memory: "
           "free some, or run the program on a smaller input)",
           n == 0 ? "the master's file ended early" : strerror(errno));
   }
-  // Where the kernel cannot copy between the two files: through a buffer.
-  std::vector<char> buf(len ? std::min<uint64_t>(len, 1 << 20) : 0);
-  while (len > 0) {
-    const size_t want = (size_t)std::min<uint64_t>(len, buf.size());
-    ssize_t got = pread(from_fd, buf.data(), want, in);
-    if (got <= 0) fatal("CREATE: cannot read the master's memory file: %s", got == 0 ? "it ended early" : strerror(errno));
-    for (ssize_t put = 0; put < got;) {
-      ssize_t n = pwrite(to_fd, buf.data() + put, (size_t)(got - put), out + put);
-      if (n <= 0 && errno != EINTR)
-        fatal("CREATE: cannot write a worker's memory file: %s (node memory files are memory: free some, or run "
-              "the program on a smaller input)",
-              strerror(errno));
-      if (n > 0) put += n;
-    }
-    in += got;
-    out += got;
-    len -= (uint64_t)got;
-  }
 }
 }  // namespace
 
-SeedPlan plan_seeded_homes(std::vector<PageRun> held, const std::vector<AllocationSpan> &spans_in) {
+SeedPlan plan_seeded_homes(std::vector<PageRun> held, const std::vector<AllocationSpan> &spans) {
   SeedPlan plan;
   plan.held = std::move(held);
-  std::vector<AllocationSpan> spans = spans_in;
-  std::sort(spans.begin(), spans.end(), [](const AllocationSpan &a, const AllocationSpan &b) { return a.first < b.first; });
   const std::vector<PageRun> &h = plan.held;
   size_t r = 0;
   for (const AllocationSpan &s : spans) {

@@ -50,7 +50,8 @@ struct SeedPlan {
   uint64_t data_offset = 0;         // of the data segment in every node file
 };
 
-// The placements, in page order; `held` sorted, as held_page_runs gives it.
+// The placements, in page order; `held` and `spans` in page order, as
+// held_page_runs and single_node_allocations give them.
 SeedPlan plan_seeded_homes(std::vector<PageRun> held, const std::vector<AllocationSpan> &spans);
 
 // Node `node`'s share of the held pages: the page runs the plan homes

@@ -442,9 +442,7 @@ void Hlrc::close_interval() {
   if (races_) note_harvested_writes();
   released_interval_ = 0;
   if (written_count_ == 0) {
-    batch.apply();
-    home_stops_writing(unkept_.data(), unkept_.size());
-    unkept_.clear();
+    apply_unkeeping(batch);
     return;
   }
   uint32_t id = open_interval();
@@ -464,9 +462,7 @@ void Hlrc::close_interval() {
   }
   // Protect first: from here on a write by another thread faults and opens
   // the next interval instead of racing with the diff.
-  batch.apply();
-  home_stops_writing(unkept_.data(), unkept_.size());
-  unkept_.clear();
+  apply_unkeeping(batch);
   home_stops_writing(written.data(), written.size());
   if (races_) record_home_writes(written, keep);
   for (uint32_t &p : written) {
@@ -563,9 +559,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   // no other node copies any more finds them so at the barrier's end
   // (settle_deferred_home_pages) more often.
   send_uncounts();
-  batch.apply();
-  home_stops_writing(unkept_.data(), unkept_.size());
-  unkept_.clear();
+  apply_unkeeping(batch);
   if (!withheld_here.empty()) propagate_diffs(withheld_here, withheld_interval_, false);
   // A page this node wrote in the open interval must not lose those writes:
   // they go home now, tagged with the open interval (which stays open and

@@ -285,13 +285,12 @@ class Hlrc final : public Protocol {
   sync::Bytes vc_bytes() const;
 
   // ---- rewrite axis (rewrite_detection.cpp)
-  // At release: kept pages written again are noted; the others are
-  // write-protected (into `batch`) and their twins freed.
+  // At release: kept pages written again are noted; the others are write-protected (into `batch`), twins freed.
   void sweep_kept(ProtectionBatch &batch);
-  // A kept page at this node with no copy left elsewhere becomes untracked
-  // (true); `fenced` says the release's fence was made.
+  // A kept page at this node with no copy left elsewhere becomes untracked (true); `fenced`: the fence was made.
   bool untrack_uncopied_home_page(size_t page, bool &fenced);
   std::vector<uint32_t> unkept_;  // kept home pages write-protected, until the batch is applied
+  void apply_unkeeping(ProtectionBatch &batch);  // applies it; then the home pages it protected stop being written
   // ---- write-ahead axis (write_ahead.cpp)
   // How many pages a write fault on `page` may open after it: twice the
   // stream of writable pages before it, at least kMinWriteWindow, at most

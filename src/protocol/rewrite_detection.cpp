@@ -175,6 +175,12 @@ void Hlrc::protect_unkept(size_t page, ProtectionBatch &batch) {
   if (home_[page] == self_) unkept_.push_back((uint32_t)page);
 }
 
+void Hlrc::apply_unkeeping(ProtectionBatch &batch) {
+  batch.apply();
+  home_stops_writing(unkept_.data(), unkept_.size());
+  unkept_.clear();
+}
+
 void Hlrc::give_twins(const std::vector<uint32_t> &pages) {
   // New twins beyond the pool's slots are in the sparse arena, whose pages
   // get memory at their first touch: one fault each, a home's whole
@@ -249,9 +255,7 @@ void Hlrc::settle_deferred_home_pages() {
       protect_unkept(p, batch);
   }
   deferred_home_pages_.clear();
-  batch.apply();
-  home_stops_writing(unkept_.data(), unkept_.size());
-  unkept_.clear();
+  apply_unkeeping(batch);
   give_twins(still);
   const bool streaming = still.size() > kStreamedRefreshPages;
   for (uint32_t p : still) refresh_home_twin(p, streaming);

@@ -18,8 +18,7 @@
 
 MAIN_ENV
 
-#define MAX_PROCS 64
-#define PAGE_LONGS (4096 / sizeof(long))
+#include "pages_options.h"
 
 struct shared {
   LOCKDEC(lock)
@@ -65,19 +64,7 @@ void Work(void) {
 
 int main(int argc, char **argv) {
   long i, n, bad = 0;
-  int c;
-  while ((c = getopt(argc, argv, "p:k:")) != -1) {
-    if (c == 'p') P = atol(optarg);
-    else if (c == 'k') K = atol(optarg);
-    else {
-      fprintf(stderr, "usage: cleared_output [-p PROCESSES] [-k PAGES_PER_PROCESS]\n");
-      return 2;
-    }
-  }
-  if (P < 1 || P > MAX_PROCS || K < 1 || K > 4096) {
-    fprintf(stderr, "cleared_output: -p must be 1..%d and -k 1..4096\n", MAX_PROCS);
-    return 2;
-  }
+  parse_pages_options(argc, argv, "cleared_output", &P, &K);
   n = P * K * (long)PAGE_LONGS;
   MAIN_INITENV(, 3 * (size_t)n * sizeof(long) + (4u << 20))
   S = (struct shared *)G_MALLOC(sizeof(struct shared));

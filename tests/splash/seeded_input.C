@@ -18,8 +18,7 @@
 
 MAIN_ENV
 
-#define MAX_PROCS 64
-#define PAGE_LONGS (4096 / sizeof(long))
+#include "pages_options.h"
 
 struct shared {
   LOCKDEC(lock)
@@ -54,19 +53,7 @@ static long check(long n, long times) {
 
 int main(int argc, char **argv) {
   long i, n, job, bad;
-  int c;
-  while ((c = getopt(argc, argv, "p:k:")) != -1) {
-    if (c == 'p') P = atol(optarg);
-    else if (c == 'k') K = atol(optarg);
-    else {
-      fprintf(stderr, "usage: seeded_input [-p PROCESSES] [-k PAGES_PER_PROCESS]\n");
-      return 2;
-    }
-  }
-  if (P < 1 || P > MAX_PROCS || K < 1 || K > 4096) {
-    fprintf(stderr, "seeded_input: -p must be 1..%d and -k 1..4096\n", MAX_PROCS);
-    return 2;
-  }
+  parse_pages_options(argc, argv, "seeded_input", &P, &K);
   n = P * K * (long)PAGE_LONGS;
   MAIN_INITENV(, 2 * (size_t)n * sizeof(long) + (4u << 20))
   S = (struct shared *)G_MALLOC(sizeof(struct shared));
