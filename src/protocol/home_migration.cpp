@@ -19,7 +19,12 @@
 //     master that initialised it).  A page written once by w among pages
 //     other nodes write (a radix sort's permutation, whose buckets are
 //     shared page by page) stays: its home, which will read it, would
-//     otherwise fetch it back, for no write saved at w;
+//     otherwise fetch it back, for no write saved at w.  The group rule
+//     does not count a page its home named "maybe written" in the epoch:
+//     the home may have written it then (the buckets again, which the home
+//     fills unnoticed while w copies them to write its part), so it moves
+//     only once w wrote it alone in two epochs (a SPLASH worker's part of
+//     the master's data, written phase after phase, moves one epoch later);
 //   - a page moves at most kMoveBudget times (no endless ping-pong).
 // The first decision about a page also tells nodes that never looked up its
 // home where it is, so afterwards every node knows the home alike.
@@ -69,10 +74,10 @@
 //
 // Withheld diffs (one-sided fetches and diffs, pushed notices, atomic
 // barrier): at the release that arrives at a barrier, a written copy whose
-// home will likely move here at that barrier (the rules above, as far as
-// this node can apply them alone) keeps its twin and sends no diff; its
-// notice entry carries kWithheld.  The SPLASH worker's first epoch on the
-// master's data so costs neither the diff nor, at the home, its bytes.
+// home will likely move here at that barrier (this node wrote it alone in
+// its last written epoch too) keeps its twin and sends no diff; its notice
+// entry carries kWithheld.  The epoch that moves a SPLASH worker's part of
+// the master's data so costs neither the diff nor, at the home, its bytes.
 //   - The move made, the copy is the page: it holds every write up to the
 //     barrier, as a kept copy does (above), and the twin goes.
 //   - Another writer's notice names the page at the catch-up (it will not
@@ -80,14 +85,15 @@
 //     before the copy is dropped and before a move reads the old home.
 //   - The home's own notice names it "maybe written" and nobody else's
 //     does (keep_withheld_on): the home may have written the page
-//     untracked before it learnt of this node's copy, the SPLASH master's
-//     set-up data that it read in place and a worker then copied to write.
-//     Such a notice does not stop a first move, so the copy is kept: at the
-//     move it takes the old home's bytes wherever it still equals its twin
-//     (in a data-race-free program no byte was written by both), one read
-//     instead of sending the diff, dropping the copy and reading the page
-//     back.  If the page stays, its diff goes home at settle_withheld and
-//     the copy, maybe stale, is dropped there.
+//     untracked before it learnt of this node's copy.  Rare, since the
+//     page was this node's alone in an earlier epoch already (the home must
+//     have gone back to writing it unnoticed in between), but such a notice
+//     does not stop the move of a page written alone before, so the copy
+//     is kept: at the move it takes the old home's bytes wherever it still
+//     equals its twin (in a data-race-free program no byte was written by
+//     both), one read instead of sending the diff, dropping the copy and
+//     reading the page back.  If the page stays, its diff goes home at
+//     settle_withheld and the copy, maybe stale, is dropped there.
 //   - Still here after the moves: the barrier sends the diff before it
 //     returns (settle_withheld), with the version of the withheld interval.
 //   - Readers past the barrier require that interval's version, so a fetch
@@ -133,7 +139,7 @@ bool Hlrc::moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t mo
 }
 
 void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
-  std::vector<uint32_t> touched;
+  std::vector<uint32_t> touched, home_maybe;
   notices_.visit(since, target, [&](const Interval &iv) {
     for (uint32_t entry : iv.pages) {
       uint32_t p = notice_page(entry);
@@ -146,7 +152,10 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
       // page unnoticed while nobody copies it: counted, or a page two nodes
       // write in turns looks written by the other node alone, epoch after
       // epoch, and moves back and forth.
-      if ((entry & kMaybeWritten) && (moves_[p] == 0 || (int)home_[p] != (int)iv.writer)) continue;
+      if ((entry & kMaybeWritten) && (moves_[p] == 0 || (int)home_[p] != (int)iv.writer)) {
+        if (moves_[p] == 0) home_maybe.push_back(p);
+        continue;
+      }
       auto &e = epoch_writer_[p];
       if (e == kNoWriter) {
         e = (int16_t)iv.writer;
@@ -173,6 +182,13 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
     bool all = first + kMoveGroup <= pages_;
     for (size_t q = first; all && q < first + kMoveGroup; ++q) all = epoch_writer_[q] == w;
     in_run[i] = all;
+  }
+  // A page its home named maybe written in the epoch may have been written
+  // by the home too: it is w's alone only if w wrote it alone before.
+  if (!home_maybe.empty()) {
+    std::sort(home_maybe.begin(), home_maybe.end());
+    for (size_t i = 0; i < touched.size(); ++i)
+      if (in_run[i] && std::binary_search(home_maybe.begin(), home_maybe.end(), touched[i])) in_run[i] = 0;
   }
 
   std::vector<uint32_t> became_home;
@@ -299,22 +315,14 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   if (dirty.empty()) return;
   // The rules of migrate_homes, as far as this node can apply them before
   // it knows what the others wrote: it wrote the page before as the only
-  // writer, or it wrote the whole aligned group around it in this interval.
-  std::vector<uint32_t> mine;
-  mine.reserve(written.size());
-  for (uint32_t entry : written) mine.push_back(notice_page(entry));
-  std::sort(mine.begin(), mine.end());
-  auto whole_group_mine = [&](uint32_t p) {
-    const size_t first = p & ~(size_t)(kMoveGroup - 1);
-    if (first + kMoveGroup > pages_) return false;
-    auto it = std::lower_bound(mine.begin(), mine.end(), (uint32_t)first);
-    return (size_t)(mine.end() - it) >= kMoveGroup && it[kMoveGroup - 1] == first + kMoveGroup - 1;
-  };
+  // writer.  A page it wrote for the first time, even with the whole group
+  // around it, may well have been written by others, or by its home
+  // unnoticed (a radix sort's buckets): its diff waiting for the barrier's
+  // end would make the home wait for it there, for no move most of the time.
   size_t sent = 0;
   for (uint32_t p : dirty) {
     const int16_t last = last_writer_[p];
-    if (diffed_early_[p] != id &&
-        moves_to_writer(last, (int16_t)self_, last == self_ || whole_group_mine(p), moves_[p])) {
+    if (diffed_early_[p] != id && last == self_ && moves_to_writer(last, (int16_t)self_, true, moves_[p])) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {

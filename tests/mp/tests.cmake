@@ -187,10 +187,11 @@ add_held_node_test(first_copy_log 2 first_copy_log:1:1:delay)
 # the page under; node 2 must see the home's writes.  Under GeNIMA's
 # choices as well, whose lock and notices differ from the default's.
 add_held_node_test(second_copy 3 copy_counted:1:1:delay genima)
-# A withheld diff of a page its home names "maybe written" (it wrote the
-# page untracked after the writer copied it; withheld_merge.c): the page
-# that moves must keep the home's bytes, the one that stays must lose the
-# writer's stale copy.  The home waits 300 ms for the copies itself.
+# Pages a worker writes alone while their home names them "maybe written"
+# (it wrote some untracked after the worker copied them; withheld_merge.c):
+# they move only after a second epoch written alone, with withheld diffs,
+# and every node must read the home's, the worker's and a third node's
+# bytes.  The home waits 300 ms for the copies itself.
 add_held_node_test(withheld_merge 3 -)
 # A page dense write-ahead no longer opens after opening it twice for
 # nothing (dense_refused.c): the group's fetch must leave it alone too, or

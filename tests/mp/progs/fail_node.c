@@ -9,8 +9,9 @@
  *   hang        sleeps until it is killed
  *   nofinalize  returns 0 from main without calling rdsm_finalize
  *   migrate     does not fail by itself: node 0 first writes an array,
- *               then every node rewrites its own block of it, so that the
- *               next barrier moves the blocks' homes (under home=migrate)
+ *               then every node rewrites its own block of it in two epochs,
+ *               so that one of the next two barriers moves the blocks'
+ *               homes (under home=migrate)
  *               and RDSM_FAULT=home_migration:RANK[:N] ends node RANK
  *               there; the job must not get past that barrier
  * Just before failing, node RANK writes the time (microseconds since the
@@ -85,7 +86,11 @@ int main(int argc, char **argv) {
     rdsm_barrier();
     memset(a + (size_t)me * 16 * page, 2 + me, 16 * page);
     if (me == target) record("failtime", now_us());
-    rdsm_barrier(); /* the blocks move home here; node RANK dies on the way */
+    /* Node 0 may name its blocks "maybe written" at this barrier (it learns
+     * of the copies only now), and then they wait for a second epoch. */
+    rdsm_barrier();
+    memset(a + (size_t)me * 16 * page, 6 + me, 16 * page);
+    rdsm_barrier(); /* the blocks have moved home by here; node RANK dies on the way */
     rdsm_finalize();
     fprintf(stderr, "fail_node: node %d got past the barrier at which node %d was to die\n", me, target);
     return 72;

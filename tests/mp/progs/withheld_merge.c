@@ -1,18 +1,24 @@
-/* withheld_merge: a diff withheld for a home move, of a page whose home
- * names it "maybe written" (home_migration.cpp, keep_withheld_on).
+/* withheld_merge: pages a worker writes alone while their home names them
+ * "maybe written" (home_migration.cpp: the group rule, withheld diffs,
+ * keep_withheld_on).
  *
  * Three nodes; 64 pages homed at node 0 (H), which writes them all before
- * anyone copies them: untracked.  Between two barriers node 1 (W) writes
- * bytes [200, 300) of every page of two aligned groups of 16 pages, G1 and
- * G2, so its release withholds their diffs, expecting their homes to move
- * to it.  H waits 300 ms, until W has copied them, then writes bytes
- * [0, 100) of one page of each group, P1 and P2, untracked: at its release
- * it learns of W's copies and names P1 and P2 "maybe written".  Node 2
- * writes bytes [400, 500) of another page of G2, so G2 is not W's alone.
- *   - P1 moves to W: W's copy must take H's bytes where W did not write.
- *   - P2 stays at H: W's diff goes home, and W's copy, which lacks H's
- *     bytes, must be dropped.
- * After the barrier every node must read H's, W's and node 2's bytes.
+ * anyone copies them: untracked.
+ *   Epoch 1: node 1 (W) writes bytes [200, 300) of every page of two
+ *     aligned groups of 16 pages, G1 and G2.  H waits 300 ms, until W has
+ *     copied them, then writes bytes [0, 100) of one page of each group,
+ *     P1 and P2, untracked: at its release it learns of W's copies and
+ *     names all of them "maybe written".  W wrote whole groups alone, but
+ *     the home may have written them too (it did, P1 and P2): nothing
+ *     moves, W's diffs go home and its copies, which lack H's bytes, are
+ *     dropped.
+ *   Epoch 2: W writes bytes [300, 400) of every page of G1 and G2 again:
+ *     alone for the second time, so its release withholds their diffs.
+ *     Node 2 writes bytes [400, 500) of P2.  Every page but P2 moves to W
+ *     (its copy is the page); P2, with two writers, stays at H, and W's
+ *     withheld diff goes home.
+ * After each barrier every node must read every byte written so far, and
+ * W must have become home of 31 pages.
  *
  *   rdsm run -n 3 --protocol rdsm withheld_merge
  * Prints PASS or FAIL (exit status 1 on FAIL). */
@@ -20,7 +26,7 @@
 
 #include "schedule_test.h"
 
-enum { kPages = 64, kGroup = 16, kHomeByte = 5, kWorkerByte = 6, kOtherByte = 7 };
+enum { kPages = 64, kGroup = 16, kHomeByte = 5, kWorkerByte = 6, kWorkerByte2 = 8, kOtherByte = 7 };
 
 static int check(const unsigned char *page, size_t from, size_t to, int want, const char *what, int me, int index) {
   for (size_t i = from; i < to; ++i)
@@ -32,6 +38,22 @@ static int check(const unsigned char *page, size_t from, size_t to, int want, co
   return 0;
 }
 
+/* Every byte of G1 and G2 as it must be after epoch `epoch`. */
+static int check_groups(const unsigned char *g1, const unsigned char *p1, const unsigned char *p2, int epoch,
+                        int me) {
+  const size_t psz = rdsm_page_size();
+  int bad = 0;
+  for (int i = 0; i < 2 * kGroup && !bad; ++i) {
+    const unsigned char *page = g1 + (size_t)i * psz;
+    bad |= check(page, 0, 100, page == p1 || page == p2 ? kHomeByte : 1, "node 0's write, or the initial bytes",
+                 me, i);
+    bad |= check(page, 200, 300, kWorkerByte, "node 1's first write", me, i);
+    bad |= check(page, 300, 400, epoch == 2 ? kWorkerByte2 : 1, "node 1's second write", me, i);
+    bad |= check(page, 400, 500, epoch == 2 && page == p2 ? kOtherByte : 1, "node 2's write", me, i);
+  }
+  return bad;
+}
+
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const int me = rdsm_rank();
@@ -40,7 +62,9 @@ int main(int argc, char **argv) {
   unsigned char *base = pages_of_node0(kPages, 1); /* barrier 1 */
   unsigned char *g1 = aligned_group(base, kGroup);
   unsigned char *g2 = g1 + (size_t)kGroup * psz;
-  unsigned char *p1 = g1 + 3 * psz, *p2 = g2 + 5 * psz, *q2 = g2 + 9 * psz;
+  unsigned char *p1 = g1 + 3 * psz, *p2 = g2 + 5 * psz;
+  rdsm_stats before;
+  rdsm_get_stats(&before);
   if (me == 1) {
     for (int i = 0; i < 2 * kGroup; ++i) memset(g1 + (size_t)i * psz + 200, kWorkerByte, 100);
   } else if (me == 0) {
@@ -48,23 +72,26 @@ int main(int argc, char **argv) {
     nanosleep(&wait, NULL);
     memset(p1, kHomeByte, 100);
     memset(p2, kHomeByte, 100);
-  } else {
-    memset(q2 + 400, kOtherByte, 100);
   }
-  rdsm_barrier(); /* 2: P1 moves to node 1, P2 stays */
-  int bad = 0;
-  for (int i = 0; i < 2 * kGroup && !bad; ++i) {
-    const unsigned char *page = g1 + (size_t)i * psz;
-    bad |= check(page, 200, 300, kWorkerByte, "node 1's write", me, i);
-    if (page == p1 || page == p2)
-      bad |= check(page, 0, 100, kHomeByte, page == p1 ? "node 0's write to a page that moved to node 1"
-                                                        : "node 0's write to a page that stayed, copied by node 1",
-                   me, i);
-    else
-      bad |= check(page, 0, 100, 1, "the initial bytes", me, i);
-    bad |= check(page, 400, 500, page == q2 ? kOtherByte : 1, "node 2's write", me, i);
-  }
+  rdsm_barrier(); /* 2: nothing moves */
+  int bad = check_groups(g1, p1, p2, 1, me);
   rdsm_barrier(); /* 3 */
+  if (me == 1) {
+    for (int i = 0; i < 2 * kGroup; ++i) memset(g1 + (size_t)i * psz + 300, kWorkerByte2, 100);
+  } else if (me == 2) {
+    memset(p2 + 400, kOtherByte, 100);
+  }
+  rdsm_barrier(); /* 4: all but P2 move to node 1 */
+  bad |= check_groups(g1, p1, p2, 2, me);
+  rdsm_stats after;
+  rdsm_get_stats(&after);
+  const uint64_t moved = after.migrations - before.migrations, want = me == 1 ? 2 * kGroup - 1 : 0;
+  if (moved != want) {
+    fprintf(stderr, "FAIL withheld_merge: node %d became home of %llu pages, not %llu\n", me,
+            (unsigned long long)moved, (unsigned long long)want);
+    bad = 1;
+  }
+  rdsm_barrier(); /* 5 */
   if (me == 0 && !bad) printf("PASS withheld_merge\n");
   rdsm_finalize();
   return bad ? 1 : 0;
