@@ -20,7 +20,9 @@
 #include <functional>
 #include <vector>
 
+#include "api/adopted_homes.hpp"
 #include "api/fork_join_ranks.hpp"
+#include "api/runtime_teardown.hpp"
 #include "api/runtime.hpp"
 #include "api/seed_homes.hpp"
 #include "bootstrap/node_file.hpp"
@@ -329,6 +331,7 @@ void form(const char *call) {
     return;
   }
   Runtime &rt = runtime_for(call);
+  materialize_adopted_runs(rt.protocol->region(), rt.protocol->data_segment().fd_offset, g.file0);
   // The master's data is spread over the job's nodes by allocation (seed_homes.hpp); what it never wrote goes to
   // the first node to touch it.
   const uint64_t data_offset = rt.protocol->data_segment().fd_offset;
@@ -390,18 +393,6 @@ void record_worker_stats(int nodes) {
   unmap_node_block(master);
 }
 
-// Closing a worker's memory file frees the memory the worker used (its
-// copies, tens of MiB for a SPLASH input: milliseconds of the kernel's
-// time), which the program need not wait for: a thread does it.  The
-// kernel closes whatever it has not yet closed if the program exits first.
-void close_in_background(std::vector<int> fds) {
-  if (fds.empty()) return;
-  std::thread([fds = std::move(fds)] {
-    block_message_signal_here();
-    for (int fd : fds) close(fd);
-  }).detach();
-}
-
 // Waits until every worker of the job has finalized (its node block, which
 // the watcher has mapped, says so) or has ended.
 void wait_workers_finalized() {
@@ -434,10 +425,15 @@ void join_master_helpers() {
 
 void back_to_one_node(const char *call) {
   KeptRange kept{};
+  uint64_t data_offset = 0;
+  auto adopt = [](size_t first, size_t count, int home) {  // mapped, not copied (adopted_homes.hpp)
+    return home >= 1 && home <= (int)g.worker_files.size() && adopt_home_run(first, count, g.worker_files[home - 1]);
+  };
   runtime_leave(false, [&](Runtime &job) {
     kept = kept_range(job);
-    job.protocol->gather_homes((job.allocator->used_bytes() + 4095) / 4096);
-  });
+    data_offset = job.protocol->data_segment().fd_offset;
+    job.protocol->gather_homes((job.allocator->used_bytes() + 4095) / 4096, adopt);
+  }, Teardown::background);  // the rest of it goes on a thread once the next job is built
   // A worker that has recorded its statistics is past the job's last
   // fabric barrier and no longer touches the master's memory file: it only
   // tears down its own runtime and exits, which takes it milliseconds.  The
@@ -446,6 +442,8 @@ void back_to_one_node(const char *call) {
   clear_all_but(kept);
   g.job_workers = 1;
   runtime_build(job_options(1, 0, {g.file0}), {}, true);
+  map_adopted_runs(runtime_for(call).protocol->region(), data_offset);  // before the files close
+  tear_down_kept_in_background();
   stop_watcher();
   record_worker_stats((int)g.workers.size() + 1);
   reap_in_background(call);

@@ -1,4 +1,5 @@
 #include "api/runtime.hpp"
+#include "api/runtime_teardown.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -48,6 +49,10 @@ void runtime_start(int *, char ***) {
 }
 
 void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool keep_stats) {
+  // A job of one node (a fork-join master going on alone) is built while
+  // the last job's runtime may still be kept for its teardown; a job of
+  // several nodes, not.
+  if (opt.nodes > 1) settle_background_teardown();
   auto rt = std::make_unique<Runtime>();
   rt->opt = opt;
   const ProtocolConfig *preset = find_protocol(rt->opt.protocol);
@@ -165,12 +170,14 @@ void write_stats_line(const NodeStatsLine &n) {
 }  // namespace
 
 void runtime_record_end() {
+  settle_background_teardown();
   if (!g_runtime || !g_runtime->node_block) return;
   record_stats(*g_runtime->node_block, final_stats(*g_runtime));
   g_runtime->node_block->state.store(kNodeFinalized);
 }
 
 void runtime_leave(bool last, const RuntimeHook &after_barrier, Teardown teardown) {
+  settle_background_teardown();
   Runtime &rt = *g_runtime;
   rt.protocol->finish();
   if (after_barrier) after_barrier(rt);
@@ -200,6 +207,10 @@ void runtime_leave(bool last, const RuntimeHook &after_barrier, Teardown teardow
   // to the kernel: unmapping tens of MiB of copies and twins one call at a
   // time costs milliseconds the exit makes anyway.
   if (teardown == Teardown::left_to_exit) return;
+  if (teardown == Teardown::background) {
+    keep_for_teardown(std::unique_ptr<Runtime>(&rt));
+    return;
+  }
   rt.allocator.reset();
   rt.registry.reset();
   rt.threads.reset();

@@ -44,8 +44,10 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting = {}, b
 // still works.  With `last` false the process may build another job.
 // `left_to_exit`: the caller exits right after (a fork-join worker), so the
 // runtime's memory and mappings stay for the kernel to free; its statistics
-// are recorded all the same.
-enum class Teardown { now, left_to_exit };
+// are recorded all the same.  `background`: the caller goes on alone (a
+// fork-join master after WAIT_FOR_END); the runtime comes down on a thread
+// once the caller has built its next job (runtime_teardown.hpp).
+enum class Teardown { now, left_to_exit, background };
 void runtime_leave(bool last, const RuntimeHook &after_barrier = {}, Teardown teardown = Teardown::now);
 // For a process that ends the whole program on its own (a fork-join master
 // calling exit): records this node's statistics and that it ended normally,

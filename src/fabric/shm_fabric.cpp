@@ -489,6 +489,7 @@ void ShmFabric::set_handler(MsgType type, Handler h) {
 
 void ShmFabric::start() {
   if (delivering_.exchange(true)) return;
+  stopped_ = false;
   stopping_.store(false);
   if (handler_thread_delivers(mode_)) handler_thread_ = std::thread([this] {
     trace::name_thread("handler");
@@ -498,6 +499,10 @@ void ShmFabric::start() {
 }
 
 void ShmFabric::stop() {
+  // Once per start: a fork-join master's old fabric is destroyed in the
+  // background while its next one may deliver by signal.
+  if (stopped_) return;
+  stopped_ = true;
   if (mode_ == HandlerMode::signal) stop_signal_delivery();
   if (handler_thread_.joinable()) {
     if (std::this_thread::get_id() == handler_thread_.get_id())

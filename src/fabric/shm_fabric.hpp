@@ -177,6 +177,7 @@ class ShmFabric final : public Fabric {
   std::atomic<uint32_t> event_waiters_{0};
   std::atomic<bool> delivering_{false};  // between start() and stop()
   std::atomic<bool> stopping_{false};
+  bool stopped_ = false;  // stop() ran: a second call (the destructor's) does nothing
   std::thread handler_thread_;
 
   // Segments.

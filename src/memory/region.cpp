@@ -216,8 +216,13 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool
 }
 
 SharedRegion::~SharedRegion() {
-  if (app_) munmap(app_, app_bytes_);
+  unmap_view();
   backend_.reset();
+}
+
+void SharedRegion::unmap_view() {
+  if (app_) munmap(app_, app_bytes_);
+  app_ = nullptr;
 }
 
 }  // namespace rdsm

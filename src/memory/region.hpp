@@ -34,6 +34,10 @@ class SharedRegion {
   // `views`: the minipage views to map beside it (none by default).
   SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes = false, const ViewLayout &views = {});
   ~SharedRegion();
+  // Unmaps the application view now, ahead of the rest of the region (a
+  // fork-join master's next job maps its own there while the old one's
+  // tables and mappings go in the background: api/runtime_teardown.hpp).
+  void unmap_view();
   SharedRegion(const SharedRegion &) = delete;
   SharedRegion &operator=(const SharedRegion &) = delete;
 

@@ -85,10 +85,9 @@ class Hlrc final : public Protocol {
   void populate_copies(size_t first, size_t count);
 
   // After finish(): copies into this node's memory every page of the first
-  // `pages` whose home is another node, so that this node's memory alone
-  // holds the whole shared state (fork-join jobs end with the master
-  // holding it, then start the next job from it).
-  void gather_homes(size_t pages);
+  // `pages` whose home is another node, but the runs `adopt` takes, so that
+  // this node's memory holds the whole shared state (protocol.hpp).
+  void gather_homes(size_t pages, const AdoptRun &adopt) override;
   const fabric::Segment &data_segment() const { return data_seg_; }
 
  private:

@@ -117,7 +117,7 @@ void Hlrc::learn_homes(size_t first, size_t count) {
   }
 }
 
-void Hlrc::gather_homes(size_t pages) {
+void Hlrc::gather_homes(size_t pages, const AdoptRun &adopt) {
   if (nodes_ == 1 || cfg_.coherence == CoherenceAxis::hardware) return;  // all of it is here already
   pages = std::min(pages, pages_);
   // Homes this node knows are current (moves are known to every node at
@@ -132,7 +132,7 @@ void Hlrc::gather_homes(size_t pages) {
       const int home = home_[p];
       size_t run = 1;
       while (p + run < end && home_[p + run] == home) ++run;
-      if (home >= 0 && home != self_) {
+      if (home >= 0 && home != self_ && !(adopt && adopt(p, run, home))) {
         // Page-table entries for the whole run in one call first: the copy
         // alone then costs about half (a write fault per page otherwise).
         region_->populate(p, run, 1);

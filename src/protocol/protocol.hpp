@@ -7,6 +7,7 @@
 // (allocation, fork-join jobs, the C API) works the same with either.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "common/options.hpp"
@@ -59,7 +60,11 @@ class Protocol {
   // every page of the first `pages` that another node holds the master of,
   // so that this node's memory alone holds the whole shared state
   // (fork-join jobs end with the master holding it, then go on from it).
-  virtual void gather_homes(size_t pages) = 0;
+  // A run of pages homed at one other node that `adopt` takes (returns
+  // true for) is left where it is, for the caller to map
+  // (api/adopted_homes.hpp).
+  using AdoptRun = std::function<bool(size_t first, size_t count, int home)>;
+  virtual void gather_homes(size_t pages, const AdoptRun &adopt) = 0;
   // The segment behind the region: a fork-join master keeps it from one job
   // to the next (api/fork_join.hpp).
   virtual const fabric::Segment &data_segment() const = 0;

@@ -216,7 +216,7 @@ void Sc::populate_copies(size_t first, size_t count) {
   populated_bytes_ += count * kPageBytes;
 }
 
-void Sc::gather_homes(size_t pages) {
+void Sc::gather_homes(size_t pages, const AdoptRun &) {
   if (nodes_ == 1) return;
   pages = std::min(pages, pages_);
   const size_t managed = (pages + nodes_ - 1) / (size_t)nodes_;

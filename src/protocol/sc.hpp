@@ -130,7 +130,9 @@ class Sc final : public Protocol {
   // The managers know every owner; a node learns a page's when it faults.
   void learn_homes(size_t, size_t) override {}
   void populate_copies(size_t first, size_t count) override;
-  void gather_homes(size_t pages) override;
+  // Copies every run: minipage views map this node's file too, so a run
+  // mapped from another node's file would show only in the main view.
+  void gather_homes(size_t pages, const AdoptRun &) override;
   const fabric::Segment &data_segment() const override { return data_seg_; }
 
  private:

@@ -1,0 +1,33 @@
+// A fork-join master that goes on alone after WAIT_FOR_END does not wait
+// for its old job's runtime to come down: unmapping the other nodes' files
+// and the per-page tables costs milliseconds (SPLASH FFT -m20: 5 of them),
+// and nothing the program does next needs it done.  The application view
+// goes at once, since the next job maps its own at the same address; the
+// rest goes on a thread, started once the next job is built (unmapping
+// while the new job maps its region would hold both up on the process's
+// address-space lock).
+#pragma once
+#include <memory>
+#include <vector>
+
+namespace rdsm {
+
+struct Runtime;
+
+// Unmaps the runtime's application view now and keeps the rest for
+// tear_down_kept_in_background.
+void keep_for_teardown(std::unique_ptr<Runtime> rt);
+// Destroys the kept runtime on a thread of its own.
+void tear_down_kept_in_background();
+// Waits until the kept runtime is gone (destroying it here if no thread
+// took it): before the process forks, builds a job of several nodes, or
+// ends.
+void settle_background_teardown();
+
+// Closing a worker's memory file frees the memory the worker used (its
+// copies, tens of MiB for a SPLASH input: milliseconds of the kernel's
+// time), which the program need not wait for: a thread does it.  The
+// kernel closes whatever it has not yet closed if the program exits first.
+void close_in_background(std::vector<int> fds);
+
+}  // namespace rdsm
