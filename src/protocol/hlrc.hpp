@@ -87,7 +87,7 @@ class Hlrc final : public Protocol {
   // After finish(): copies into this node's memory every page of the first
   // `pages` whose home is another node, but the runs `adopt` takes, so that
   // this node's memory holds the whole shared state (protocol.hpp).
-  void gather_homes(size_t pages, const AdoptRun &adopt) override;
+  void gather_homes(size_t pages, const AdoptRun &adopt);
   const fabric::Segment &data_segment() const { return data_seg_; }
 
  private:
