@@ -81,6 +81,9 @@ class Run:
         return "%d nodes" % self.nodes if self.threads == 1 else "%d nodes x %d threads" % (self.nodes, self.threads)
 
 
+NO_HOMES = {"sc"}  # presets without the home axis (Run.axes is not passed to them)
+
+
 def runs():
     page_q = ["--pages", "64"]
     r = []
@@ -234,7 +237,8 @@ def run_program(rdsm, prog_path, run, column, quick, tmpdir):
            "--handler", run.handler, "--quiet",
            "--timeout", str(LAUNCH_TIMEOUT), "--stats", stats_json] + \
         ([] if column.memory is None else ["--memory", column.memory]) + \
-        ([] if run.axes is None else ["--axes", run.axes]) + [prog_path] + args + ["--json", out_json]
+        ([] if run.axes is None or preset in NO_HOMES else ["--axes", run.axes]) + [prog_path] + args + \
+        ["--json", out_json]
     t0 = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
