@@ -331,10 +331,10 @@ void form(const char *call) {
     return;
   }
   Runtime &rt = runtime_for(call);
-  materialize_adopted_runs(rt.protocol->region(), rt.protocol->data_segment().fd_offset, g.file0);
+  const uint64_t data_offset = rt.protocol->data_segment().fd_offset;
+  materialize_adopted_runs(rt.protocol->region(), data_offset, g.file0);
   // The master's data is spread over the job's nodes by allocation (seed_homes.hpp); what it never wrote goes to
   // the first node to touch it.
-  const uint64_t data_offset = rt.protocol->data_segment().fd_offset;
   g.seed = plan_seeded_homes(held_page_runs(g.file0, data_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16),
                              single_node_allocations());
   g.seed.data_offset = data_offset;

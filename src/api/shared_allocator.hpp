@@ -32,8 +32,9 @@ struct AllocationSpan {
   rdsm_placement placement;
 };
 // The page-aligned allocations this process made while its job had one
-// node, oldest first (so in page order: the bump pointer only grows).  A fork-join master's set-up before CREATE is that:
-// CREATE homes its data by them (api/seed_homes.hpp), job after job.
+// node, oldest first (so in page order: the bump pointer only grows).  A
+// fork-join master's set-up before CREATE is that: CREATE homes its data by
+// them (api/seed_homes.hpp), job after job.
 const std::vector<AllocationSpan> &single_node_allocations();
 
 class SharedAllocator {

@@ -322,7 +322,7 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   size_t sent = 0;
   for (uint32_t p : dirty) {
     const int16_t last = last_writer_[p];
-    if (diffed_early_[p] != id && last == self_ && moves_to_writer(last, (int16_t)self_, true, moves_[p])) {
+    if (diffed_early_[p] != id && moves_to_writer(last, (int16_t)self_, false, moves_[p])) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {
