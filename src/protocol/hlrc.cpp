@@ -373,6 +373,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     for (size_t q = page; q < page + n; ++q) state_[q] = kReadOnly;
     region_->protect(page, n, Prot::read);
   }
+  if (home == self_ && st == kInvalid && !write) map_home_strided(page);
   return true;
 }
 

@@ -237,6 +237,8 @@ class Hlrc final : public Protocol {
   static constexpr size_t kStrideWindow = 16;
   StrideRun read_run_;
   void prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll);
+  StrideRun home_read_run_;             // read faults on home pages never mapped here
+  void map_home_strided(size_t page);  // maps such pages along its stride; mu_ held
   // Fetches rows from `home`, not waiting for them to be new enough there
   // (one-sided: all counts and version reads in one batch, the rows in a
   // second); sets each row's `got` and maps those pages readable.  mu_ held.

@@ -74,6 +74,33 @@ size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
   return n;
 }
 
+// A transpose reads its own rows' column block as it reads the others':
+// one page of each row, a constant stride apart.  Its home pages need no
+// fetch, but each one never mapped here took a read fault of its own (two
+// fifths of a SPLASH FFT's read faults).  A run of such faults maps the home pages
+// along its stride with the faulting one, in the window strided prefetch
+// uses; one the program does not read costs a mapping, not a fault.
+// No allocation here: this may run in the signal handler (hlrc.hpp).
+void Hlrc::map_home_strided(size_t page) {
+  const ptrdiff_t stride = home_read_run_.observe(page);
+  if (stride == 0) return;
+  const size_t window = home_read_run_.window(kStrideWindow, kMaxPrefetchWindow);
+  size_t n = 0;
+  for (; n < window; ++n) {
+    const ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(n + 1);
+    if (q < 0 || (size_t)q >= pages_ || home_[q] != self_ || state_[q] != kInvalid) break;
+    if (!scan_ && !races_ && claim_untracked((size_t)q)) {  // nobody's copy: written untracked, as at a fault
+      home_starts_writing((size_t)q);
+      state_[q] = kWritable;
+      region_->protect((size_t)q, 1, Prot::read_write);
+    } else {
+      state_[q] = kReadOnly;
+      region_->protect((size_t)q, 1, Prot::read);
+    }
+  }
+  home_read_run_.advanced(page, n);
+}
+
 // No allocation here: this may run in the signal handler (hlrc.hpp).
 void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll) {
   static_assert(FetchRunsScratch::kMaxRuns >= kMaxPrefetchWindow + 1 &&

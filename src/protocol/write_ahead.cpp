@@ -62,8 +62,12 @@ size_t Hlrc::write_stream(size_t page) const {
 }
 
 bool Hlrc::can_open_ahead(ptrdiff_t q) const {
-  return q >= 0 && (size_t)q < pages_ && state_[q] == kReadOnly && !kept_[q] && !has_twin_[q] &&
-         opened_unwritten_[q] < kOpenedUnwrittenLimit;
+  if (q < 0 || (size_t)q >= pages_ || kept_[q] || has_twin_[q] || opened_unwritten_[q] >= kOpenedUnwrittenLimit)
+    return false;
+  // A valid copy, or a home page this node never mapped: a home's copy is
+  // always valid, so it opens without a fetch (a transpose writing its rows
+  // across pages it never read took a fault on each).
+  return state_[q] == kReadOnly || (state_[q] == kInvalid && home_[q] == self_ && !untracked_[q]);
 }
 
 bool Hlrc::can_fetch_to_open(size_t q, int home) {
