@@ -77,9 +77,10 @@ size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
 // A transpose reads its own rows' column block as it reads the others':
 // one page of each row, a constant stride apart.  Its home pages need no
 // fetch, but each one never mapped here took a read fault of its own (two
-// fifths of a SPLASH FFT's read faults).  A run of such faults maps the home pages
-// along its stride with the faulting one, in the window strided prefetch
-// uses; one the program does not read costs a mapping, not a fault.
+// fifths of a SPLASH FFT's read faults).  A run of such faults maps the
+// home pages along its stride with the faulting one, in the window strided
+// prefetch uses; one the program does not read costs a mapping, not a
+// fault.
 // No allocation here: this may run in the signal handler (hlrc.hpp).
 void Hlrc::map_home_strided(size_t page) {
   const ptrdiff_t stride = home_read_run_.observe(page);
