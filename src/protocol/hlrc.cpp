@@ -351,11 +351,7 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     while (n < kHomeFaultRun && page + n < pages_ && home_[page + n] == self_ && state_[page + n] != kWritable &&
            claim_untracked(page + n))
       ++n;
-    for (size_t q = page; q < page + n; ++q) {
-      home_starts_writing(q);
-      state_[q] = kWritable;
-    }
-    region_->protect(page, n, Prot::read_write);
+    write_untracked(page, n);
   } else if (write && !scan_) {
     make_writable(page);
     if (opened_after)
@@ -375,6 +371,16 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
   }
   if (home == self_ && st == kInvalid && !write) map_home_strided(page);
   return true;
+}
+
+// Home pages that claim_untracked took (nobody has a copy): the home writes
+// them unnoticed from here on.
+void Hlrc::write_untracked(size_t first, size_t count) {
+  for (size_t q = first; q < first + count; ++q) {
+    home_starts_writing(q);
+    state_[q] = kWritable;
+  }
+  region_->protect(first, count, Prot::read_write);
 }
 
 bool Hlrc::fault_in_signal(void *self, size_t page, bool write) {

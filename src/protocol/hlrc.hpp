@@ -84,9 +84,8 @@ class Hlrc final : public Protocol {
   // memory budget there; a no-op where this node's view is another's memory.
   void populate_copies(size_t first, size_t count);
 
-  // After finish(): copies into this node's memory every page of the first
-  // `pages` whose home is another node, but the runs `adopt` takes, so that
-  // this node's memory holds the whole shared state (protocol.hpp).
+  // After finish(): copies into this node's memory every page of the first `pages`
+  // homed elsewhere but the runs `adopt` takes: it holds the whole state (protocol.hpp).
   void gather_homes(size_t pages, const AdoptRun &adopt);
   const fabric::Segment &data_segment() const { return data_seg_; }
 
@@ -239,6 +238,7 @@ class Hlrc final : public Protocol {
   void prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll);
   StrideRun home_read_run_;             // read faults on home pages never mapped here
   void map_home_strided(size_t page);  // maps such pages along its stride; mu_ held
+  void write_untracked(size_t first, size_t count);  // claimed home pages made writable; mu_ held
   // Fetches rows from `home`, not waiting for them to be new enough there
   // (one-sided: all counts and version reads in one batch, the rows in a
   // second); sets each row's `got` and maps those pages readable.  mu_ held.

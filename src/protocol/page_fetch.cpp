@@ -91,9 +91,7 @@ void Hlrc::map_home_strided(size_t page) {
     const ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(n + 1);
     if (q < 0 || (size_t)q >= pages_ || home_[q] != self_ || state_[q] != kInvalid) break;
     if (!scan_ && !races_ && claim_untracked((size_t)q)) {  // nobody's copy: written untracked, as at a fault
-      home_starts_writing((size_t)q);
-      state_[q] = kWritable;
-      region_->protect((size_t)q, 1, Prot::read_write);
+      write_untracked((size_t)q, 1);
     } else {
       state_[q] = kReadOnly;
       region_->protect((size_t)q, 1, Prot::read);

@@ -135,13 +135,10 @@ endforeach()
 # mapped them (strided_home.c): under the default preset each column costs
 # a few faults, not one per row; under the seeds' presets only the values
 # are checked.
-foreach(entry "rdsm|count" "genima|" "async|")
-  string(REPLACE "|" ";" parts "${entry}")
-  list(GET parts 0 protocol)
-  list(LENGTH parts n)
+foreach(protocol rdsm genima async)
   set(mode "")
-  if(n GREATER 1)
-    list(GET parts 1 mode)
+  if(protocol STREQUAL "rdsm")
+    set(mode count)
   endif()
   add_test(NAME mp.strided_home.${protocol}
            COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol ${protocol} --timeout 60 --quiet
