@@ -30,7 +30,7 @@ void keep_for_teardown(std::unique_ptr<Runtime> rt) {
   rt->allocator.reset();
   rt->registry.reset();
   rt->threads.reset();
-  rt->protocol->region().unmap_view();
+  rt->protocol->region().move_view_aside();
   g_kept = std::move(rt);
 }
 

@@ -216,12 +216,34 @@ SharedRegion::SharedRegion(const Options &opt, const fabric::Segment &data, bool
 }
 
 SharedRegion::~SharedRegion() {
-  unmap_view();
+  if (app_) munmap(app_, app_bytes_);
+  if (aside_) munmap(aside_, app_bytes_);
   backend_.reset();
 }
 
-void SharedRegion::unmap_view() {
-  if (app_) munmap(app_, app_bytes_);
+void SharedRegion::move_view_aside() {
+  if (!app_) return;
+  // The destination at the view's offset within 2 MiB, so that whole page
+  // tables move.  mremap takes one mapping only: a view split by the
+  // mprotect backend's protections, or with minipage views beside it, is
+  // unmapped here instead (as is the view wherever the move fails).
+  constexpr uintptr_t kTable = uintptr_t(2) << 20;
+  void *r = mmap(nullptr, app_bytes_ + kTable, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r != MAP_FAILED) {
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(r), hi = lo + app_bytes_ + kTable;
+    uintptr_t to = (lo & ~(kTable - 1)) + (reinterpret_cast<uintptr_t>(app_) & (kTable - 1));
+    if (to < lo) to += kTable;
+    if (to > lo) munmap(r, to - lo);
+    if (hi > to + app_bytes_) munmap(reinterpret_cast<void *>(to + app_bytes_), hi - (to + app_bytes_));
+    void *moved = mremap(app_, app_bytes_, app_bytes_, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void *>(to));
+    if (moved != MAP_FAILED) {
+      aside_ = moved;
+      app_ = nullptr;
+      return;
+    }
+    munmap(reinterpret_cast<void *>(to), app_bytes_);
+  }
+  munmap(app_, app_bytes_);
   app_ = nullptr;
 }
 

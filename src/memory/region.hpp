@@ -34,10 +34,14 @@ class SharedRegion {
   // `views`: the minipage views to map beside it (none by default).
   SharedRegion(const Options &opt, const fabric::Segment &data, bool scan_writes = false, const ViewLayout &views = {});
   ~SharedRegion();
-  // Unmaps the application view now, ahead of the rest of the region (a
-  // fork-join master's next job maps its own there while the old one's
-  // tables and mappings go in the background: api/runtime_teardown.hpp).
-  void unmap_view();
+  // Frees the application view's addresses now, ahead of the rest of the
+  // region: a fork-join master's next job maps its own view there while the
+  // old one's tables and mappings go in the background
+  // (api/runtime_teardown.hpp).  The view is moved aside, not unmapped:
+  // moving a mapping moves its page tables whole, where unmapping it visits
+  // every page it maps (about a millisecond per 10,000 pages, on the
+  // master's path out of WAIT_FOR_END).  The destructor unmaps it there.
+  void move_view_aside();
   SharedRegion(const SharedRegion &) = delete;
   SharedRegion &operator=(const SharedRegion &) = delete;
 
@@ -118,6 +122,7 @@ class SharedRegion {
   uint8_t *sys_ = nullptr;
   size_t bytes_ = 0;
   size_t app_bytes_ = 0;  // the application view, minipage views included
+  void *aside_ = nullptr;  // where move_view_aside put the view, to unmap
   ViewLayout views_;
   int fd_ = -1;  // the memory file and where the data segment starts in it
   uint64_t fd_offset_ = 0;
