@@ -78,6 +78,18 @@ foreach(run rdsm:2 genima:2 rdsm:4)
                    $<TARGET_FILE:splash_seeded_input> ${protocol} ${procs})
   set_tests_properties(splash.seeded_input.${protocol}.p${procs} PROPERTIES LABELS "mp;splash" TIMEOUT 120)
 endforeach()
+# Processes that number themselves under a lock get GET_PID's numbers, job
+# after job, also after a process with no synchronisation at all.
+rdsm_add_splash_program(splash_id_order ${RDSM_SPLASH_TEST_DIR}/id_order.C)
+function(rdsm_id_order_test name)
+  add_test(NAME splash.id_order.${name} COMMAND $<TARGET_FILE:rdsm> run -n 1 --quiet ${ARGN})
+  set_tests_properties(splash.id_order.${name} PROPERTIES LABELS "mp;splash" TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION "PASS id_order" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
+endfunction()
+rdsm_id_order_test(p2 $<TARGET_FILE:splash_id_order> -p 2 -j 20)
+rdsm_id_order_test(p4 $<TARGET_FILE:splash_id_order> -p 4 -j 10)
+rdsm_id_order_test(p4_threads --threads 2 $<TARGET_FILE:splash_id_order> -p 4 -j 10)
+rdsm_id_order_test(p4_silent $<TARGET_FILE:splash_id_order> -p 4 -j 2 -s)
 # Failures end the program promptly, named, with nothing left running.
 foreach(mode crash exit huge estimate barrier ok leave)
   add_test(NAME splash.failure.${mode}

@@ -25,6 +25,7 @@
 #include "api/runtime_teardown.hpp"
 #include "api/runtime.hpp"
 #include "api/seed_homes.hpp"
+#include "api/splash_order.hpp"
 #include "bootstrap/node_file.hpp"
 #include "common/clock.hpp"
 #include "common/process_cpu.hpp"
@@ -268,7 +269,8 @@ void stop_watcher() {
 // others on threads of the node (--threads).
 void run_on_threads(const std::vector<void (*)()> &fns, bool wait) {
   if (fns.size() > 1) {
-    std::vector<std::function<void()>> others(fns.begin() + 1, fns.end());
+    std::vector<std::function<void()>> others;
+    for (size_t i = 1; i < fns.size(); ++i) others.push_back([f = fns[i]] { f(); end_turn(); });
     runtime_for("CREATE").threads->start_helpers(others, "CREATE");
     g.helpers = true;
   }
@@ -277,6 +279,7 @@ void run_on_threads(const std::vector<void (*)()> &fns, bool wait) {
     OutsideRdsm program;
     fns[0]();
   }
+  end_turn();  // a worker that never synchronised (splash_order.hpp)
   if (wait && g.helpers) {
     runtime_for("CREATE").threads->join_helpers();
     g.helpers = false;
@@ -333,10 +336,10 @@ void form(const char *call) {
   Runtime &rt = runtime_for(call);
   const uint64_t data_offset = rt.protocol->data_segment().fd_offset;
   materialize_adopted_runs(rt.protocol->region(), data_offset, g.file0);
-  // The master's data is spread over the job's nodes by allocation (seed_homes.hpp); what it never wrote goes to
-  // the first node to touch it.
+  // The master's data is spread over the job's nodes by allocation (seed_homes.hpp); what it never wrote goes
+  // there too where homes migrate, else to the first node to touch it.
   g.seed = plan_seeded_homes(held_page_runs(g.file0, data_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16),
-                             single_node_allocations());
+                             single_node_allocations(), rt.protocol->config().home == HomeAxis::migrate);
   g.seed.data_offset = data_offset;
   const KeptRange kept = kept_range(rt);
   runtime_leave(false);

@@ -5,10 +5,13 @@
 // fn.  The workers are forked when the master next synchronises (or at once
 // for Splash-3's CREATE(fn, P)), so each inherits the master's private
 // memory from after its set-up, and master and workers form a job of
-// 1 + workers nodes.  The master's data is spread over them by
-// allocation, each worker copying its part as the job starts
-// (seed_homes.hpp); what the master never wrote and later allocations
-// follow the placement policy.  WAIT_FOR_END ends that job: its final barrier is each
+// 1 + workers nodes.  The master's allocations are spread over them in
+// blocks, each worker copying its part of their data as the job starts
+// (seed_homes.hpp; where homes are fixed, those the master never wrote
+// follow the placement policy, as later allocations do), and the
+// processes take their first synchronisation in worker order, so that a
+// SPLASH program's own process numbers match the blocks
+// (splash_order.hpp).  WAIT_FOR_END ends that job: its final barrier is each
 // worker's last release and the master's acquire, the master copies in the
 // pages homed at workers, the workers exit, and the master goes on alone in
 // a job of one node over the same memory.  CREATE may be used again after

@@ -88,6 +88,7 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->registry = std::make_unique<SyncRegistry>(*rt->fabric, rt->opt.locks);
   rt->protocol = make_protocol(*rt->fabric, rt->opt, *cfg);
   rt->allocator->bind(*rt->protocol);
+  rt->first_sync_done.assign((size_t)std::max(rt->opt.threads, 1), 0);
   if (rt->opt.threads > 1) {
     // The shm fabric runs every node on this host; other fabrics, one here.
     const long host_threads = (long)rt->opt.threads * (rt->opt.fabric == "shm" ? rt->opt.nodes : 1);

@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "api/heartbeat.hpp"
 #include "api/node_threads.hpp"
@@ -24,6 +25,9 @@ struct Runtime {
   std::unique_ptr<NodeThreads> threads;  // --threads > 1 only
   NodeBlock *node_block = nullptr;  // launched jobs only
   std::unique_ptr<Heartbeat> heartbeat;  // launched jobs only
+  // Per compute thread of the node: it made its first SPLASH
+  // synchronisation call of the job (splash_order.hpp).
+  std::vector<uint8_t> first_sync_done;
 };
 
 // The runtime, or an API error naming `call` if rdsm_init has not run.

@@ -37,7 +37,8 @@ void copy_range(int from_fd, int to_fd, uint64_t off, uint64_t len) {
 }
 }  // namespace
 
-SeedPlan plan_seeded_homes(std::vector<PageRun> held, const std::vector<AllocationSpan> &spans) {
+SeedPlan plan_seeded_homes(std::vector<PageRun> held, const std::vector<AllocationSpan> &spans,
+                           bool block_unwritten) {
   SeedPlan plan;
   plan.held = std::move(held);
   const std::vector<PageRun> &h = plan.held;
@@ -47,7 +48,7 @@ SeedPlan plan_seeded_homes(std::vector<PageRun> held, const std::vector<Allocati
     const bool written = r < h.size() && h[r].first < s.first + s.count;
     if (s.placement != RDSM_PLACE_FIRST_TOUCH)
       plan.placed.push_back({s.first, s.count, s.placement});
-    else if (written)
+    else if (written || block_unwritten)
       plan.placed.push_back({s.first, s.count, RDSM_PLACE_BLOCK});
   }
   // Held pages in no allocation of the master's (its small blocks): at the master.

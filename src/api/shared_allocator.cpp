@@ -18,6 +18,7 @@ constexpr uint64_t kCollectiveOffset = kRootsOffset + 8 * RDSM_ROOT_SLOTS;
 // calls in this job.
 constexpr uint64_t kBarrierCountOffset = kCollectiveOffset + 8;
 constexpr uint64_t kMallocAllCountOffset = kBarrierCountOffset + 8;
+constexpr uint64_t kFirstSyncTurnOffset = kMallocAllCountOffset + 8;  // node 0's
 constexpr size_t kMetaBytes = 4096;
 constexpr size_t kChunkBytes = 64 << 10;
 constexpr size_t kSmallAlign = 16;
@@ -38,6 +39,18 @@ SharedAllocator::SharedAllocator(fabric::Fabric &f, rdsm_placement default_place
   // A fork-join master keeps its meta segment from one job to the next.
   std::atomic_ref<uint64_t>(own_word(kBarrierCountOffset)).store(0);
   std::atomic_ref<uint64_t>(own_word(kMallocAllCountOffset)).store(0);
+  std::atomic_ref<uint64_t>(own_word(kFirstSyncTurnOffset)).store(0);
+}
+
+uint64_t SharedAllocator::first_sync_turn() { return f_.atomic_load(kMetaNode, meta_.id, kFirstSyncTurnOffset); }
+
+void SharedAllocator::raise_first_sync_turn(uint64_t to) {
+  uint64_t seen = first_sync_turn();
+  while (seen < to) {
+    const uint64_t was = f_.cas(kMetaNode, meta_.id, kFirstSyncTurnOffset, seen, to);
+    if (was == seen) break;
+    seen = was;
+  }
 }
 
 void SharedAllocator::count_barrier() {

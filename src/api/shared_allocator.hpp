@@ -63,6 +63,11 @@ class SharedAllocator {
   // (Protocol::populate_copies): where a node learns of other nodes'
   // allocations (rdsm_root, rdsm_malloc_all, a fork-join worker's start).
   void populate_allocated() { populate_to(used_bytes()); }
+  // A word of the job's, zero when it starts: how many workers have had
+  // their first SPLASH synchronisation call, in order (splash_order.hpp).
+  uint64_t first_sync_turn();
+  // Raises it to at least `to`.
+  void raise_first_sync_turn(uint64_t to);
   // Where the meta segment starts in this node's memory file.
   uint64_t file_offset() const { return meta_.fd_offset; }
 

@@ -12,6 +12,7 @@
 
 #include "api/fork_join.hpp"
 #include "api/runtime.hpp"
+#include "api/splash_order.hpp"
 #include "api/thread_sync.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
@@ -27,10 +28,27 @@ namespace rdsm {
 namespace {
 
 // The runtime for a synchronisation call: the master forks the workers its
-// CREATE calls asked for before it first synchronises.
+// CREATE calls asked for before it first synchronises.  A worker's first
+// call of the job waits for its turn and passes it on before it acts
+// (splash_order.hpp); a LOCK, once it holds the lock (lock_runtime).
 Runtime &sync_runtime(const char *call) {
   fj::form_pending_job();
-  return runtime_for(call);
+  Runtime &rt = runtime_for(call);
+  if (fj::take_turn(rt)) fj::pass_turn(rt);
+  return rt;
+}
+
+void lock_in_turn(Runtime &rt, int id) {
+  const bool first = fj::take_turn(rt);
+  thread_lock(rt, id);
+  if (first) fj::pass_turn(rt);
+}
+
+// WAIT_FOR_END and MAIN_END may form the job (the master's first call of
+// it, then): the master's turn passes at once.
+void form_for_end() {
+  fj::form_pending_job();
+  if (Runtime *rt = runtime_if_initialized(); rt && fj::take_turn(*rt)) fj::pass_turn(*rt);
 }
 
 int id_of(Runtime &rt, const void *object, const char *call) {
@@ -105,6 +123,7 @@ void rdsm_splash_init(size_t shared_bytes) {
 }
 void rdsm_splash_end(void) {
   InsideRdsm inside;
+  form_for_end();
   fj::end();
 }
 void rdsm_splash_create(void (*fn)(void)) {
@@ -120,6 +139,7 @@ void rdsm_splash_wait_for_end(long workers) {
   if (workers < 0)
     api_error("WAIT_FOR_END", "%ld workers; the count cannot be negative: pass the number of workers CREATE'd",
               workers);
+  form_for_end();
   fj::wait_for_end("WAIT_FOR_END");
 }
 
@@ -146,8 +166,9 @@ void rdsm_splash_alock_init(rdsm_splash_lock_t *locks, long count) {
 }
 void rdsm_splash_lock(rdsm_splash_lock_t *l) {
   InsideRdsm inside;
-  Runtime &rt = sync_runtime("LOCK");
-  thread_lock(rt, id_of(rt, l, "LOCK"));
+  fj::form_pending_job();
+  Runtime &rt = runtime_for("LOCK");
+  lock_in_turn(rt, id_of(rt, l, "LOCK"));
 }
 void rdsm_splash_unlock(rdsm_splash_lock_t *l) {
   InsideRdsm inside;

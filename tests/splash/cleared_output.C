@@ -4,9 +4,10 @@
  * writes its own block of whole pages of CLEARED and of UNTOUCHED from
  * INPUT and checks, after a barrier, what the next process wrote; the
  * master checks every element after the join.  The pages of CLEARED
- * and UNTOUCHED read as zero in every process, so they belong to their
- * first toucher (the writer): a worker writes them without twins or diffs,
- * which tests/splash/cleared_output.sh checks in the statistics.
+ * and UNTOUCHED read as zero in every process, so they start in blocks
+ * (where homes migrate) or with their first toucher, the writer either
+ * way: a worker writes them without twins or diffs, which
+ * tests/splash/cleared_output.sh checks in the statistics.
  * Built through m4 with splash/c.m4.rdsm.
  *
  *   usage: cleared_output [-p PROCESSES] [-k PAGES_PER_PROCESS]

@@ -1,5 +1,6 @@
 // Where a fork-join master's data is homed at CREATE: its allocations as
-// wholes, block by default when it wrote them, as asked otherwise; and
+// wholes, block by default when it wrote them (or always, where homes
+// migrate), as asked otherwise; and
 // which of the held pages each node copies.
 #include <gtest/gtest.h>
 
@@ -38,7 +39,7 @@ TEST(SeedHomes, WrittenFirstTouchAllocationsAreBlocksUnwrittenAreLeft) {
   std::vector<AllocationSpan> spans{{0, 16, RDSM_PLACE_FIRST_TOUCH},
                                     {16, 16, RDSM_PLACE_FIRST_TOUCH},
                                     {32, 8, RDSM_PLACE_FIRST_TOUCH}};
-  SeedPlan plan = plan_seeded_homes({{4, 4}, {32, 8}}, spans);
+  SeedPlan plan = plan_seeded_homes({{4, 4}, {32, 8}}, spans, false);
   EXPECT_EQ(ranges(plan), (std::vector<Range>{{0, 16, RDSM_PLACE_BLOCK}, {32, 8, RDSM_PLACE_BLOCK}}));
   // Node 1 holds the second half of each: of the held pages, [36,40) only
   // ([4,8) is in the first half of [0,16)).
@@ -46,9 +47,26 @@ TEST(SeedHomes, WrittenFirstTouchAllocationsAreBlocksUnwrittenAreLeft) {
   EXPECT_EQ(share(plan, 2, 0), (std::vector<PagesAt>{{4, 4}, {32, 4}}));
 }
 
+TEST(SeedHomes, WhereHomesMigrateUnwrittenAllocationsAreBlocksToo) {
+  // The same master as above: [16,32), never written, goes in blocks too,
+  // and there is nothing of it to copy.
+  std::vector<AllocationSpan> spans{{0, 16, RDSM_PLACE_FIRST_TOUCH},
+                                    {16, 16, RDSM_PLACE_FIRST_TOUCH},
+                                    {32, 8, RDSM_PLACE_FIRST_TOUCH}};
+  SeedPlan plan = plan_seeded_homes({{4, 4}, {32, 8}}, spans, true);
+  EXPECT_EQ(ranges(plan), (std::vector<Range>{{0, 16, RDSM_PLACE_BLOCK},
+                                              {16, 16, RDSM_PLACE_BLOCK},
+                                              {32, 8, RDSM_PLACE_BLOCK}}));
+  EXPECT_EQ(share(plan, 2, 1), (std::vector<PagesAt>{{36, 4}}));
+  EXPECT_EQ(share(plan, 2, 0), (std::vector<PagesAt>{{4, 4}, {32, 4}}));
+  // An asked placement stays what it was.
+  SeedPlan asked = plan_seeded_homes({}, {{0, 4, RDSM_PLACE_CYCLIC}, {4, 4, RDSM_PLACE_LOCAL}}, true);
+  EXPECT_EQ(ranges(asked), (std::vector<Range>{{0, 4, RDSM_PLACE_CYCLIC}, {4, 4, RDSM_PLACE_LOCAL}}));
+}
+
 TEST(SeedHomes, AskedPlacementsAreKeptWrittenOrNot) {
   std::vector<AllocationSpan> spans{{0, 4, RDSM_PLACE_CYCLIC}, {4, 4, RDSM_PLACE_LOCAL}, {8, 6, RDSM_PLACE_BLOCK}};
-  SeedPlan plan = plan_seeded_homes({{0, 4}, {4, 4}}, spans);
+  SeedPlan plan = plan_seeded_homes({{0, 4}, {4, 4}}, spans, false);
   EXPECT_EQ(ranges(plan), (std::vector<Range>{{0, 4, RDSM_PLACE_CYCLIC},
                                               {4, 4, RDSM_PLACE_LOCAL},
                                               {8, 6, RDSM_PLACE_BLOCK}}));
@@ -62,7 +80,7 @@ TEST(SeedHomes, AskedPlacementsAreKeptWrittenOrNot) {
 TEST(SeedHomes, HeldPagesOutsideAllocationsStayAtTheMaster) {
   // Small blocks in chunks before, between and after the master's arrays.
   std::vector<AllocationSpan> spans{{10, 10, RDSM_PLACE_FIRST_TOUCH}, {30, 4, RDSM_PLACE_FIRST_TOUCH}};
-  SeedPlan plan = plan_seeded_homes({{0, 2}, {8, 30}, {50, 1}}, spans);
+  SeedPlan plan = plan_seeded_homes({{0, 2}, {8, 30}, {50, 1}}, spans, false);
   EXPECT_EQ(ranges(plan), (std::vector<Range>{{0, 2, RDSM_PLACE_LOCAL},
                                               {8, 2, RDSM_PLACE_LOCAL},
                                               {10, 10, RDSM_PLACE_BLOCK},
@@ -75,7 +93,7 @@ TEST(SeedHomes, HeldPagesOutsideAllocationsStayAtTheMaster) {
 
 TEST(SeedHomes, EveryHeldPageHasExactlyOneNode) {
   std::vector<AllocationSpan> spans{{0, 7, RDSM_PLACE_FIRST_TOUCH}, {7, 13, RDSM_PLACE_CYCLIC}};
-  SeedPlan plan = plan_seeded_homes({{0, 20}}, spans);
+  SeedPlan plan = plan_seeded_homes({{0, 20}}, spans, false);
   std::vector<int> seen(20, 0);
   for (int node = 0; node < 4; ++node)
     for (const PagesAt &r : share(plan, 4, node))
@@ -93,7 +111,7 @@ TEST(SeedHomes, AWorkerCopiesItsShareOnly) {
     std::fill(page.begin(), page.end(), uint8_t(p + 1));
     ASSERT_EQ(pwrite(master, page.data(), kPage, (off_t)(kOffset + p * kPage)), (ssize_t)kPage);
   }
-  SeedPlan plan = plan_seeded_homes({{0, 8}}, {{0, 8, RDSM_PLACE_FIRST_TOUCH}});
+  SeedPlan plan = plan_seeded_homes({{0, 8}}, {{0, 8, RDSM_PLACE_FIRST_TOUCH}}, false);
   plan.data_offset = kOffset;
   copy_seeded_pages(plan, 2, 1, master, worker);
   for (uint64_t p = 0; p < 8; ++p) {
