@@ -30,7 +30,7 @@ namespace {
 // The runtime for a synchronisation call: the master forks the workers its
 // CREATE calls asked for before it first synchronises.  A worker's first
 // call of the job waits for its turn and passes it on before it acts
-// (splash_order.hpp); a LOCK, once it holds the lock (lock_runtime).
+// (splash_order.hpp); a LOCK, once it holds the lock (lock_in_turn).
 Runtime &sync_runtime(const char *call) {
   fj::form_pending_job();
   Runtime &rt = runtime_for(call);
