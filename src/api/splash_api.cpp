@@ -34,7 +34,7 @@ namespace {
 Runtime &sync_runtime(const char *call) {
   fj::form_pending_job();
   Runtime &rt = runtime_for(call);
-  if (fj::take_turn(rt)) fj::pass_turn(rt);
+  fj::first_turn(rt);
   return rt;
 }
 
@@ -48,7 +48,7 @@ void lock_in_turn(Runtime &rt, int id) {
 // it, then): the master's turn passes at once.
 void form_for_end() {
   fj::form_pending_job();
-  if (Runtime *rt = runtime_if_initialized(); rt && fj::take_turn(*rt)) fj::pass_turn(*rt);
+  fj::end_turn();
 }
 
 int id_of(Runtime &rt, const void *object, const char *call) {

@@ -1,14 +1,12 @@
 #include "api/splash_order.hpp"
 
-#include <ctime>
-#include <sched.h>
-
 #include "api/fork_join.hpp"
 #include "api/fork_join_ranks.hpp"
 #include "api/node_threads.hpp"
 #include "api/shared_allocator.hpp"
 #include "common/clock.hpp"
 #include "common/message_signal.hpp"
+#include "sync/locks.hpp"
 
 namespace rdsm::fj {
 
@@ -28,33 +26,32 @@ uint64_t worker_of(const Runtime &rt) {
 }  // namespace
 
 bool take_turn(Runtime &rt) {
-  if (!ordered(rt)) return false;
+  // Checked first, and set in any job: after a thread's first call this is
+  // all a synchronisation call pays.
   uint8_t &done = rt.first_sync_done[(size_t)NodeThreads::local_id()];
   if (done) return false;
   done = 1;
+  if (!ordered(rt)) return false;
   const uint64_t me = worker_of(rt);
   const uint64_t until = now_ns() + kTurnWaitNs;
-  long nap_ns = 1000;
-  for (unsigned i = 0; rt.allocator->first_sync_turn() < me && now_ns() < until; ++i) {
-    // While waiting, this node still serves the others where waiting
-    // threads deliver its messages.
-    if (waiters_deliver(rt.opt.handler)) rt.fabric->poll();
-    if (i < 64) {
-      sched_yield();
-    } else {
-      timespec ts{0, nap_ns};
-      nanosleep(&ts, nullptr);
-      if (nap_ns < 100000) nap_ns += nap_ns / 2;
-    }
-  }
+  // While waiting, this node still serves the others where waiting
+  // threads deliver its messages.
+  sync::backoff_until([&] { return rt.allocator->first_sync_turn() >= me || now_ns() >= until; },
+                      [&] {
+                        if (waiters_deliver(rt.opt.handler)) rt.fabric->poll();
+                      });
   return true;
 }
 
 void pass_turn(Runtime &rt) { rt.allocator->raise_first_sync_turn(worker_of(rt) + 1); }
 
+void first_turn(Runtime &rt) {
+  if (take_turn(rt)) pass_turn(rt);
+}
+
 void end_turn() {
   InsideRdsm inside;
-  if (Runtime *rt = runtime_if_initialized(); rt && take_turn(*rt)) pass_turn(*rt);
+  if (Runtime *rt = runtime_if_initialized()) first_turn(*rt);
 }
 
 }  // namespace rdsm::fj

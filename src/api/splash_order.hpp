@@ -39,8 +39,11 @@ namespace rdsm::fj {
 bool take_turn(Runtime &rt);
 // Passes the caller's turn on to the next worker.
 void pass_turn(Runtime &rt);
-// A worker's function returned: its turn, if it has not had it, passes
-// now (after it came).
+// Both at once, for a call that may be followed at once (all but LOCK).
+void first_turn(Runtime &rt);
+// Where no synchronisation call acts (a worker's function returned; the
+// master's WAIT_FOR_END or MAIN_END formed the job): the caller's turn, if
+// it has not had it, passes now (after it came).
 void end_turn();
 
 }  // namespace rdsm::fj
