@@ -456,6 +456,7 @@ void Hlrc::close_interval() {
   released_interval_ = id;
   std::vector<uint32_t> written(written_list_.data(), written_list_.data() + written_count_);
   written_count_ = 0;
+  dense_opened_ = 0;
   std::vector<uint32_t> dirty;
   if (keep) {
     choose_kept(written, batch);

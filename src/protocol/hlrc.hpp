@@ -303,11 +303,12 @@ class Hlrc final : public Protocol {
   void open_write_window(size_t page);
   void open_strided_window(size_t page);  // open_write_window's strided case: pages along the run's stride
   // The dense case (WriteAheadAxis::dense): a write fault on a page of
-  // `home` among enough writable pages of its group opens the group's
-  // other pages of other homes, fetching the missing ones of `home`; mu_
-  // held.
+  // `home` among enough pages written in this interval opens its group, or
+  // a larger block once the interval has opened several, fetching the
+  // missing pages of other homes; mu_ held.
   void open_dense_group(size_t page, int home, bool can_poll);
-  static constexpr size_t kDenseGroup = 16, kDenseTrigger = 3;
+  static constexpr size_t kDenseGroup = 16, kDenseTrigger = 3, kDenseFactor = 4, kDenseGrowth = 2;
+  size_t dense_opened_ = 0;  // groups open_dense_group opened in the open interval
   bool can_open_ahead(ptrdiff_t q) const;  // page q (maybe out of range): a valid copy open_ahead may open
   bool can_fetch_to_open(size_t q, int home);  // q is missing, and open_ahead would take it once fetched
   StrideRun write_run_;  // the run of write faults at a constant stride

@@ -213,6 +213,11 @@ add_held_node_test(withheld_merge 3 -)
 # nothing (dense_refused.c): the group's fetch must leave it alone too, or
 # it is valid but unmapped and its next read faults for ever.
 add_held_node_test(dense_refused 3 -)
+# A permutation's scatter over pages of both homes (dense_scatter.c): the
+# groups dense write-ahead opens grow with the scatter and take the node's
+# own home pages too, so the node takes under one write fault per 8 pages
+# it writes; every byte reaches both nodes.
+add_held_node_test(dense_scatter 2 -)
 
 # A node in rdsm_finalize still answers its peers (finalize_answers.c): a
 # kept page written elsewhere in the last interval goes home after the
