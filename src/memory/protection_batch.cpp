@@ -21,6 +21,11 @@ std::vector<ProtectionBatch::Run> ProtectionBatch::runs() {
   return out;
 }
 
+void ProtectionBatch::move_to(ProtectionBatch &to) {
+  to.changes_.insert(to.changes_.end(), changes_.begin(), changes_.end());
+  changes_.clear();
+}
+
 size_t ProtectionBatch::apply() {
   auto rs = runs();
   // Runs to none separated by pages that are inaccessible already become

@@ -20,6 +20,14 @@ class ProtectionBatch {
   // Returns the number of protection calls made (runs).
   size_t apply();
 
+  // Moves every change collected to the end of `to`, to be applied there.
+  void move_to(ProtectionBatch &to);
+  // Drops the changes of the pages `keep` refuses.
+  template <class Keep>
+  void keep_only(Keep keep) {
+    std::erase_if(changes_, [&](const Change &c) { return !keep(c.page); });
+  }
+
   // Coalescing alone, for tests: the runs apply() would issue.
   struct Run {
     size_t first, count;

@@ -69,6 +69,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     region_ = std::make_unique<SharedRegion>(opt_, data_seg_, cfg_.detect == DetectAxis::scan);
     scan_ = region_->writes_async();
   }
+  after_release_.emplace(*region_);
   if (scan_) {
     // No write fault to save, and the home cannot tell when it starts
     // writing a page (presets.hpp).

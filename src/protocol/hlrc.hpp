@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -73,15 +74,13 @@ class Hlrc final : public Protocol {
 
   // Records the homes a placement policy gives pages [first, first+count), before any touch.
   void place(size_t first, size_t count, rdsm_placement placement);
-  // Reads from the directory the homes of pages [first, first+count) that
-  // another node placed (a collective allocation), so that this node knows
-  // them before its first fault there, as the placing node does.
+  // Reads from the directory the homes of pages [first, first+count) that another node placed (a
+  // collective allocation), so that this node knows them before its first fault there, as the placer does.
   void learn_homes(size_t first, size_t count);
-  // Pages [first, first+count) were just allocated (by any node): gives them
-  // memory in this node's memory file now, while the program sets up, so
-  // that fetching them later is a copy into memory the file already has
-  // (region_populate.cpp).  Up to RDSM_PREPOPULATE bytes in all, within the
-  // memory budget there; a no-op where this node's view is another's memory.
+  // Pages [first, first+count) were just allocated (by any node): gives them memory in this node's memory
+  // file now, while the program sets up, so that fetching them later is a copy into memory the file already
+  // has (region_populate.cpp).  Up to RDSM_PREPOPULATE bytes in all, within the memory budget there; a
+  // no-op where this node's view is another's memory.
   void populate_copies(size_t first, size_t count);
 
   // After finish(): copies into this node's memory every page of the first `pages`
@@ -130,12 +129,10 @@ class Hlrc final : public Protocol {
   static bool fault_in_signal(void *self, size_t page, bool write);
   // Makes an accessible page writable (twin if not home); mu_ held.
   void make_writable(size_t page);
-  // Scan mode (DetectAxis::scan): the backend lets writes to valid pages
-  // through, so a copy is twinned when it arrives (twin_fetched), and the
-  // written pages are found by a scan at release, or at an acquire that
-  // drops copies (collect_scanned_writes, which notes them as written; the
-  // scan watches them again; a home page nobody copied becomes untracked
-  // and unwatched).
+  // Scan mode (DetectAxis::scan): the backend lets writes to valid pages through, so a copy is twinned
+  // when it arrives (twin_fetched), and the written pages are found by a scan at release, or at an acquire
+  // that drops copies (collect_scanned_writes, which notes them as written; the scan watches them again;
+  // a home page nobody copied becomes untracked and unwatched).
   bool scan_ = false;
   void twin_fetched(size_t first, size_t count);
   void collect_scanned_writes();
@@ -291,21 +288,22 @@ class Hlrc final : public Protocol {
   // A kept page at this node with no copy left elsewhere becomes untracked (true); `fenced`: the fence was made.
   bool untrack_uncopied_home_page(size_t page, bool &fenced);
   std::vector<uint32_t> unkept_;  // kept home pages write-protected, until the batch is applied
-  void apply_unkeeping(ProtectionBatch &batch);  // applies it; then the home pages it protected stop being written
+  // Applies it (at a barrier's release: after the invalidations, protect_after_release); then the
+  // home pages it protected stop being written.
+  void apply_unkeeping(ProtectionBatch &batch);
+  std::optional<ProtectionBatch> after_release_;
+  void protect_after_release();
   // ---- write-ahead axis (write_ahead.cpp)
-  // How many pages a write fault on `page` may open after it: twice the
-  // stream of writable pages before it, at least kMinWriteWindow, at most
-  // kMaxWriteWindow (0: not a stream, or the axis is off).
+  // How many pages a write fault on `page` may open after it: twice the stream of writable pages
+  // before it, at least kMinWriteWindow, at most kMaxWriteWindow (0: not a stream, or the axis is off).
   size_t write_stream(size_t page) const;
   // A write fault made `page` writable; in a stream of writes, the valid
   // pages after it are opened as kept pages too, and in a run of write
   // faults at a constant stride, the valid pages along the stride; mu_ held.
   void open_write_window(size_t page);
   void open_strided_window(size_t page);  // open_write_window's strided case: pages along the run's stride
-  // The dense case (WriteAheadAxis::dense): a write fault on a page of
-  // `home` among enough pages written in this interval opens its group, or
-  // a larger block once the interval has opened several, fetching the
-  // missing pages of other homes; mu_ held.
+  // The dense case (WriteAheadAxis::dense): a write fault on a page of `home` among enough pages written in
+  // this interval opens its group, or a larger block once the interval has opened several; mu_ held.
   void open_dense_group(size_t page, int home, bool can_poll);
   static constexpr size_t kDenseGroup = 16, kDenseTrigger = 3, kDenseFactor = 4, kDenseGrowth = 2;
   size_t dense_opened_ = 0;  // groups open_dense_group opened in the open interval

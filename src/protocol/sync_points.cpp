@@ -118,6 +118,7 @@ void Hlrc::barrier_impl(bool migrate) {
     apply_notices(all);
   else
     catch_up(target);
+  protect_after_release();
   if (migrate && cfg_.home == HomeAxis::migrate) {
     migrate_homes(last_barrier_vc_, target);
     settle_withheld();

@@ -51,6 +51,31 @@ TEST(ProtectionBatch, LastChangeOfAPageWins) {
   EXPECT_EQ(runs[0].prot, Prot::none);
 }
 
+TEST(ProtectionBatch, MovedChangesFollowTheOnesThereAndKeepOnlyFilters) {
+  // A barrier's release hands its write protections to a batch applied
+  // after the barrier's invalidations, which drops the pages they changed.
+  MprotectRegion t(8);
+  ProtectionBatch later(*t.region), release(*t.region);
+  later.set(2, Prot::none);
+  release.set(2, Prot::read);
+  release.set(3, Prot::read);
+  release.set(5, Prot::read);
+  release.move_to(later);
+  EXPECT_TRUE(release.empty());
+  auto runs = later.runs();  // the moved change of page 2 comes after the one there
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].first, 2u);
+  EXPECT_EQ(runs[0].count, 2u);
+  EXPECT_EQ(runs[0].prot, Prot::read);
+  for (size_t p : {2, 3, 5}) later.set(p, Prot::read);
+  later.keep_only([](size_t p) { return p != 3; });
+  runs = later.runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].first, 2u);
+  EXPECT_EQ(runs[0].count, 1u);
+  EXPECT_EQ(runs[1].first, 5u);
+}
+
 TEST(ProtectionBatch, ApplyProtectsTheApplicationViewOnly) {
   MprotectRegion t(8);
   ProtectionBatch b(*t.region);
