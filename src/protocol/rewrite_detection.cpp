@@ -186,12 +186,12 @@ void Hlrc::apply_unkeeping(ProtectionBatch &batch) {
 
 void Hlrc::protect_after_release() {
   // A barrier's release write-protects the pages it is done with only once
-  // the barrier's notices have invalidated what they name: nothing of the
-  // node's runs meanwhile (every thread of the node is in the barrier), and
-  // most pages a scatter wrote are written by another node too, so their
-  // write protection would be one more change to the page tables just
-  // before the invalidation drops the page (a radix sort's destination).
-  // What the invalidations dropped, or changed otherwise, keeps its state.
+  // the barrier's notices have invalidated what they name: no thread of the
+  // node runs the program meanwhile (every one is in the barrier), and most
+  // pages a scatter wrote are written by another node too, so their write
+  // protection would be one more change to the page tables just before the
+  // invalidation drops the page (a radix sort's destination).  What the
+  // invalidations dropped, or changed otherwise, keeps its state.
   if (after_release_->empty()) return;
   std::lock_guard<FutexLock> g(mu_);
   after_release_->keep_only([this](size_t p) { return state_[p] == kReadOnly; });

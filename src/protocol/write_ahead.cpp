@@ -98,22 +98,16 @@ void Hlrc::open_write_window(size_t page) {
 
 void Hlrc::open_dense_group(size_t page, int home, bool can_poll) {
   if (cfg_.write_ahead != WriteAheadAxis::dense || kept_.empty()) return;
-  // The block grows with the scatter: once kDenseFactor groups were opened
-  // in this interval, a trigger opens kDenseFactor groups at once, and so
-  // on (kDenseGrowth steps).  A permutation's first writes land on random
-  // buckets all over its destination, so neighbouring groups say nothing
-  // yet; the interval's count does.
+  // The block to open: a group, larger as the interval opens more (above).
   size_t size = kDenseGroup;
   for (size_t level = 0, opened = kDenseFactor; level < kDenseGrowth && dense_opened_ >= opened; ++level) {
     size *= kDenseFactor;
     opened *= kDenseFactor;
   }
   const size_t first = page & ~(size - 1), end = std::min(pages_, first + size);
-  // The evidence: pages that took a write fault in this interval in the
-  // block around, at least a group and its kDenseFactor - 1 neighbours (a
-  // radix sort's second pass starts its buckets eight pages apart: two in
-  // a group, until half its keys are placed).  Pages kept writable from
-  // earlier intervals say nothing of this one.
+  // The evidence: pages that took a write fault in this interval, in the
+  // block around (at least a group and its kDenseFactor - 1 neighbours);
+  // pages kept writable from earlier intervals say nothing of this one.
   const size_t around = std::max(size, kDenseGroup * kDenseFactor);
   const size_t from = page & ~(around - 1), to = std::min(pages_, from + around);
   size_t writing = 0;
