@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rdsm.h"
+#include "schedule_test.h"
 
 enum { kBuckets = 256, kBucketPages = 8, kPasses = 2, kMaxPagesPerFault = 8 };
 
@@ -34,11 +34,7 @@ static uint32_t value(int pass, size_t i) { return (uint32_t)(i * 2654435761u) ^
 int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const int me = rdsm_rank();
-  if (rdsm_nodes() != 2) {
-    if (me == 0) fprintf(stderr, "usage: rdsm run -n 2 dense_scatter\n");
-    rdsm_finalize();
-    return 2;
-  }
+  require_nodes(2, "dense_scatter");
   const size_t per_page = rdsm_page_size() / sizeof(uint32_t);
   const size_t per_bucket = (size_t)kBucketPages * per_page, n = (size_t)kBuckets * per_bucket;
   uint32_t *a = (uint32_t *)rdsm_malloc_all(n * sizeof(uint32_t), RDSM_PLACE_BLOCK);
