@@ -315,14 +315,25 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   if (dirty.empty()) return;
   // The rules of migrate_homes, as far as this node can apply them before
   // it knows what the others wrote: it wrote the page before as the only
-  // writer.  A page it wrote for the first time, even with the whole group
-  // around it, may well have been written by others, or by its home
-  // unnoticed (a radix sort's buckets): its diff waiting for the barrier's
-  // end would make the home wait for it there, for no move most of the time.
+  // writer, or it wrote the whole aligned group around it in this interval
+  // (a SPLASH worker's first phase over its part of the master's data).  A
+  // page written for the first time among pages it did not write (a radix
+  // sort's buckets, shared page by page) is likely written by others too:
+  // its diff waiting for the barrier's end would make the home wait for it
+  // there, for no move.  A whole group guessed wrong (another node, or the
+  // home unnoticed, wrote a page of it too) costs its diffs at the
+  // catch-up or at the barrier's end, where they would have gone anyway.
+  std::vector<uint32_t> sorted(dirty);
+  std::sort(sorted.begin(), sorted.end());
+  auto whole_group = [&](uint32_t p) {
+    const size_t first = p & ~(uint32_t)(kMoveGroup - 1);
+    auto at = std::lower_bound(sorted.begin(), sorted.end(), (uint32_t)first);
+    return (size_t)(sorted.end() - at) >= kMoveGroup && at[kMoveGroup - 1] == first + kMoveGroup - 1;
+  };
   size_t sent = 0;
   for (uint32_t p : dirty) {
     const int16_t last = last_writer_[p];
-    if (diffed_early_[p] != id && moves_to_writer(last, (int16_t)self_, false, moves_[p])) {
+    if (diffed_early_[p] != id && moves_to_writer(last, (int16_t)self_, whole_group(p), moves_[p])) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {

@@ -209,6 +209,11 @@ add_held_node_test(second_copy 3 copy_counted:1:1:delay genima)
 # and every node must read the home's, the worker's and a third node's
 # bytes.  The home waits 300 ms for the copies itself.
 add_held_node_test(withheld_merge 3 -)
+# A worker's first epoch over whole groups of the master's pages
+# (first_epoch_move.c): a group it wrote alone moves to it at that barrier
+# with its diffs withheld; a group another node wrote a page of too stays,
+# and the withheld diffs go home after all.
+add_held_node_test(first_epoch_move 3 -)
 # A page dense write-ahead no longer opens after opening it twice for
 # nothing (dense_refused.c): the group's fetch must leave it alone too, or
 # it is valid but unmapped and its next read faults for ever.

@@ -1,5 +1,6 @@
 /* Pieces shared by the programs that build one protocol schedule
- * (withheld_version, first_copy_log, withheld_merge, dense_refused), and
+ * (withheld_version, first_copy_log, withheld_merge, first_epoch_move,
+ * dense_refused), and
  * require_nodes for dense_scatter. */
 #ifndef RDSM_TESTS_SCHEDULE_TEST_H
 #define RDSM_TESTS_SCHEDULE_TEST_H
