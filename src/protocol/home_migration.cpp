@@ -75,9 +75,10 @@
 // Withheld diffs (one-sided fetches and diffs, pushed notices, atomic
 // barrier): at the release that arrives at a barrier, a written copy whose
 // home will likely move here at that barrier (this node wrote it alone in
-// its last written epoch too) keeps its twin and sends no diff; its notice
-// entry carries kWithheld.  The epoch that moves a SPLASH worker's part of
-// the master's data so costs neither the diff nor, at the home, its bytes.
+// its last written epoch too, or wrote its whole aligned group for the
+// first time) keeps its twin and sends no diff; its notice entry carries
+// kWithheld.  The epoch that moves a SPLASH worker's part of the master's
+// data so costs neither the diff nor, at the home, its bytes.
 //   - The move made, the copy is the page: it holds every write up to the
 //     barrier, as a kept copy does (above), and the twin goes.
 //   - Another writer's notice names the page at the catch-up (it will not
@@ -85,15 +86,15 @@
 //     before the copy is dropped and before a move reads the old home.
 //   - The home's own notice names it "maybe written" and nobody else's
 //     does (keep_withheld_on): the home may have written the page
-//     untracked before it learnt of this node's copy.  Rare, since the
-//     page was this node's alone in an earlier epoch already (the home must
-//     have gone back to writing it unnoticed in between), but such a notice
-//     does not stop the move of a page written alone before, so the copy
+//     untracked before it learnt of this node's copy.  Such a notice does
+//     not stop the move of a page written alone before (rare: the home
+//     must have gone back to writing it unnoticed in between), so the copy
 //     is kept: at the move it takes the old home's bytes wherever it still
 //     equals its twin (in a data-race-free program no byte was written by
 //     both), one read instead of sending the diff, dropping the copy and
-//     reading the page back.  If the page stays, its diff goes home at
-//     settle_withheld and the copy, maybe stale, is dropped there.
+//     reading the page back.  If the page stays (as a group written whole
+//     for the first time does then), its diff goes home at settle_withheld
+//     and the copy, maybe stale, is dropped there.
 //   - Still here after the moves: the barrier sends the diff before it
 //     returns (settle_withheld), with the version of the withheld interval.
 //   - Readers past the barrier require that interval's version, so a fetch
