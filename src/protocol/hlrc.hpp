@@ -250,8 +250,9 @@ class Hlrc final : public Protocol {
   // with a one-sided load, claiming nothing); -1 if nobody has claimed it.
   int home_without_claim(size_t page);
   // Page q (maybe out of range) is one this node lacks, of home `home`:
-  // a fetch may bring it along.
+  // a fetch may bring it along; held_here: one it holds, of that home.
   bool can_prefetch(ptrdiff_t q, int home);
+  bool held_here(ptrdiff_t q, int home);
   // The pages after `page` that a fetch may bring along, at most `limit`.
   size_t prefetch_candidates(size_t page, int home, size_t limit);
   // Maps a run fetched ahead of use: all readable but the last, which is

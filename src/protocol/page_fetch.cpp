@@ -29,7 +29,8 @@
 // row) brings the pages along the stride that this node lacks, of the same
 // home, each read on its own and mapped readable (no sentinel: they count
 // as used): kStrideWindow at the run's start, then twice the pages the run
-// has covered, at most kMaxPrefetchWindow.
+// has covered, at most kMaxPrefetchWindow.  Rows whose page this node holds
+// already are stepped over (the window covers them too).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -62,6 +63,10 @@ int Hlrc::home_without_claim(size_t page) {
     if (word) home_[page] = (int16_t)(h = (int)(word - 1));
   }
   return h;
+}
+
+bool Hlrc::held_here(ptrdiff_t q, int home) {
+  return q >= 0 && (size_t)q < pages_ && state_[q] != kInvalid && home_[q] == home;
 }
 
 bool Hlrc::can_prefetch(ptrdiff_t q, int home) {
@@ -116,19 +121,29 @@ void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_po
   if (width > 1)
     if (size_t n = lacking(page + 1, width - 1)) runs[count++] = {page + 1, n};  // the rest of this row
   const size_t first_row = count;
-  for (size_t r = 0; r < window; ++r) {
+  // A row whose page is here already (a copy refreshed at an acquire, one
+  // read since) is stepped over, not the end of the window: the rows after
+  // it still lack theirs, and each stop costs a fault and the stride's
+  // three faults to find again.
+  size_t row_of[FetchRunsScratch::kMaxRuns];
+  size_t r = 0;
+  for (; r < window; ++r) {
     ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(r + 1);
-    if (!can_prefetch(q, home)) break;
-    runs[count++] = {(size_t)q, lacking((size_t)q, width)};
+    if (can_prefetch(q, home)) {
+      row_of[count] = r;
+      runs[count++] = {(size_t)q, lacking((size_t)q, width)};
+    } else if (!held_here(q, home)) {
+      break;
+    }
   }
   fetch_runs(home, runs, count, can_poll);
-  size_t pages = 0, rows = 0;
+  size_t pages = 0, rows = r;
   for (size_t i = 0; i < count; ++i) {
-    const FetchRun &r = runs[i];
+    const FetchRun &run = runs[i];
     // The run goes on past the rows fetched up to the first one not new
     // enough at its home (its fault fetches it).
-    if (i >= first_row && rows == i - first_row && r.got) ++rows;
-    pages += r.got;
+    if (i >= first_row && !run.got && row_of[i] < rows) rows = row_of[i];
+    pages += run.got;
   }
   add(stats().prefetched, pages);
   add(stats().prefetch_used, pages);  // no sentinel: counted as used
