@@ -84,8 +84,8 @@ size_t Hlrc::prefetch_candidates(size_t page, int home, size_t limit) {
 // fetch, but each one never mapped here took a read fault of its own (two
 // fifths of a SPLASH FFT's read faults).  A run of such faults maps the
 // home pages along its stride with the faulting one, in the window strided
-// prefetch uses; one the program does not read costs a mapping, not a
-// fault.
+// prefetch uses (stepping over the ones mapped already); one the program
+// does not read costs a mapping, not a fault.
 // No allocation here: this may run in the signal handler (hlrc.hpp).
 void Hlrc::map_home_strided(size_t page) {
   const ptrdiff_t stride = home_read_run_.observe(page);
@@ -94,7 +94,8 @@ void Hlrc::map_home_strided(size_t page) {
   size_t n = 0;
   for (; n < window; ++n) {
     const ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(n + 1);
-    if (q < 0 || (size_t)q >= pages_ || home_[q] != self_ || state_[q] != kInvalid) break;
+    if (q < 0 || (size_t)q >= pages_ || home_[q] != self_) break;
+    if (state_[q] != kInvalid) continue;  // mapped already: stepped over, as in prefetch_strided
     if (!scan_ && !races_ && claim_untracked((size_t)q)) {  // nobody's copy: written untracked, as at a fault
       write_untracked((size_t)q, 1);
     } else {

@@ -210,8 +210,9 @@ add_held_node_test(second_copy 3 copy_counted:1:1:delay genima)
 # bytes.  The home waits 300 ms for the copies itself.
 add_held_node_test(withheld_merge 3 -)
 # A column read down rows where one page in eight is held already
-# (strided_gaps.c): the strided prefetch steps over the held pages, so the
-# column costs a few read faults, not four per held page.
+# (strided_gaps.c): the strided prefetch, and the mapping of home pages
+# along a stride, step over the held pages, so the column costs a few read
+# faults, not three or four per held page.
 add_held_node_test(strided_gaps 2 -)
 # A worker's first epoch over whole groups of the master's pages
 # (first_epoch_move.c): a group it wrote alone moves to it at that barrier
