@@ -18,9 +18,9 @@ struct FetchRun {
 };
 
 struct FetchRunsScratch {
-  // A window's rows plus the rest of the faulting row, each at most
-  // kMaxWidth pages (StrideRun's).
-  static constexpr size_t kMaxRuns = 65, kMaxWidth = 8, kMaxPages = kMaxRuns * kMaxWidth;
+  // A window's rows plus the rest of the faulting row and of the two rows
+  // before it, each at most kMaxWidth pages (StrideRun's).
+  static constexpr size_t kMaxRuns = 67, kMaxWidth = 8, kMaxPages = kMaxRuns * kMaxWidth;
   FetchRun runs[kMaxRuns];
   std::vector<fabric::Fabric::BatchOp> ops;  // one batch: a count per uncounted page, a version read per row
   std::vector<uint64_t> words;               // the counts' words before the adds

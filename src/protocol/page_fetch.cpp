@@ -30,7 +30,9 @@
 // home, each read on its own and mapped readable (no sentinel: they count
 // as used): kStrideWindow at the run's start, then twice the pages the run
 // has covered, at most kMaxPrefetchWindow.  Rows whose page this node holds
-// already are stepped over (the window covers them too).
+// already are stepped over (the window covers them too).  Where a chain of
+// columns taught the run a width (stride_run.hpp), each row comes that
+// wide, the faulting row and the two before it included.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -108,7 +110,7 @@ void Hlrc::map_home_strided(size_t page) {
 
 // No allocation here: this may run in the signal handler (hlrc.hpp).
 void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_poll) {
-  static_assert(FetchRunsScratch::kMaxRuns >= kMaxPrefetchWindow + 1 &&
+  static_assert(FetchRunsScratch::kMaxRuns >= kMaxPrefetchWindow + 3 &&
                     FetchRunsScratch::kMaxWidth >= StrideRun::kMaxWidth,
                 "the scratch holds the largest window");
   const size_t width = read_run_.width(), window = read_run_.window(kStrideWindow, kMaxPrefetchWindow);
@@ -119,8 +121,16 @@ void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_po
   };
   FetchRun *runs = fetch_scratch_.runs;
   size_t count = 0;
-  if (width > 1)
+  if (width > 1) {
     if (size_t n = lacking(page + 1, width - 1)) runs[count++] = {page + 1, n};  // the rest of this row
+    // The rest of the two rows whose faults found the stride, which were
+    // read a page each: a tile's next columns would take a fault each.
+    for (ptrdiff_t back = 1; back <= 2; ++back) {
+      const ptrdiff_t q = (ptrdiff_t)page - stride * back;  // that row's faulted page
+      if (held_here(q, home))
+        if (size_t n = lacking((size_t)q + 1, width - 1)) runs[count++] = {(size_t)q + 1, n};
+    }
+  }
   const size_t first_row = count;
   // A row whose page is here already (a copy refreshed at an acquire, one
   // read since) is stepped over, not the end of the window: the rows after

@@ -214,6 +214,10 @@ add_held_node_test(withheld_merge 3 -)
 # along a stride, step over the held pages, so the column costs a few read
 # faults, not three or four per held page.
 add_held_node_test(strided_gaps 2 -)
+# A transpose's read of another node's rows, tile by tile (strided_tiles.c):
+# once the block's width is learnt, the rows whose faults find the stride
+# again at each tile get their whole width too.
+add_held_node_test(strided_tiles 2 -)
 # A worker's first epoch over whole groups of the master's pages
 # (first_epoch_move.c): a group it wrote alone moves to it at that barrier
 # with its diffs withheld; a group another node wrote a page of too stays,

@@ -1,7 +1,7 @@
 /* Pieces shared by the programs that build one protocol schedule
  * (withheld_version, first_copy_log, withheld_merge, first_epoch_move,
  * dense_refused), and
- * require_nodes for dense_scatter and strided_gaps. */
+ * require_nodes for dense_scatter, strided_gaps and strided_tiles. */
 #ifndef RDSM_TESTS_SCHEDULE_TEST_H
 #define RDSM_TESTS_SCHEDULE_TEST_H
 #include <stdint.h>
