@@ -136,12 +136,10 @@ void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_po
   // read since) is stepped over, not the end of the window: the rows after
   // it still lack theirs, and each stop costs a fault and the stride's
   // three faults to find again.
-  size_t row_of[FetchRunsScratch::kMaxRuns];
   size_t r = 0;
   for (; r < window; ++r) {
     ptrdiff_t q = (ptrdiff_t)page + stride * (ptrdiff_t)(r + 1);
     if (can_prefetch(q, home)) {
-      row_of[count] = r;
       runs[count++] = {(size_t)q, lacking((size_t)q, width)};
     } else if (!held_here(q, home)) {
       break;
@@ -153,7 +151,8 @@ void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_po
     const FetchRun &run = runs[i];
     // The run goes on past the rows fetched up to the first one not new
     // enough at its home (its fault fetches it).
-    if (i >= first_row && !run.got && row_of[i] < rows) rows = row_of[i];
+    if (i >= first_row && !run.got)  // the window's row of this run, which starts on the stride
+      rows = std::min(rows, (size_t)(((ptrdiff_t)run.first - (ptrdiff_t)page) / stride - 1));
     pages += run.got;
   }
   add(stats().prefetched, pages);

@@ -1,7 +1,7 @@
 /* Pieces shared by the programs that build one protocol schedule
  * (withheld_version, first_copy_log, withheld_merge, first_epoch_move,
- * dense_refused), and
- * require_nodes for dense_scatter, strided_gaps and strided_tiles. */
+ * dense_refused), require_nodes for dense_scatter, and what strided_gaps
+ * and strided_tiles share. */
 #ifndef RDSM_TESTS_SCHEDULE_TEST_H
 #define RDSM_TESTS_SCHEDULE_TEST_H
 #include <stdint.h>
@@ -31,6 +31,12 @@ static inline unsigned char *pages_of_node0(size_t pages, unsigned char fill) {
   }
   rdsm_barrier();
   return (unsigned char *)rdsm_root(0);
+}
+
+/* A matrix of 2 x `rows` rows of `row_pages` pages, homed by block: node
+ * 0 homes the first `rows` rows, node 1 the others (two nodes). */
+static inline uint64_t *rows_homed_by_block(size_t rows, size_t row_pages) {
+  return (uint64_t *)rdsm_malloc_all(2 * rows * row_pages * rdsm_page_size(), RDSM_PLACE_BLOCK);
 }
 
 /* The first page at or after `p` that starts an aligned group of `group`

@@ -52,9 +52,9 @@ int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const int me = rdsm_rank();
   require_nodes(2, "strided_gaps");
-  const size_t psz = rdsm_page_size(), words = psz / sizeof(uint64_t);
-  uint64_t *m = (uint64_t *)rdsm_malloc_all(2 * kRows * kRowPages * psz, RDSM_PLACE_BLOCK);
-  uint64_t *m2 = (uint64_t *)rdsm_malloc_all(2 * kRows * kRowPages * psz, RDSM_PLACE_BLOCK);
+  const size_t words = rdsm_page_size() / sizeof(uint64_t);
+  uint64_t *m = rows_homed_by_block(kRows, kRowPages);
+  uint64_t *m2 = rows_homed_by_block(kRows, kRowPages);
   if (me == 0)
     for (int r = 0; r < kRows; ++r) AT(r, 0) = value(r, 0);
   rdsm_barrier();

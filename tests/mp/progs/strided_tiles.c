@@ -22,8 +22,8 @@ int main(int argc, char **argv) {
   rdsm_init(&argc, &argv);
   const int me = rdsm_rank();
   require_nodes(2, "strided_tiles");
-  const size_t psz = rdsm_page_size(), words = psz / sizeof(uint64_t);
-  uint64_t *m = (uint64_t *)rdsm_malloc_all(2 * kRows * kRowPages * psz, RDSM_PLACE_BLOCK);
+  const size_t words = rdsm_page_size() / sizeof(uint64_t);
+  uint64_t *m = rows_homed_by_block(kRows, kRowPages);
 #define AT(row, page) m[((size_t)(row) * kRowPages + (size_t)(page)) * words + 9]
   if (me == 0)
     for (int r = 0; r < kRows; ++r)
