@@ -61,3 +61,12 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
                          PASS_REGULAR_EXPRESSION "(^|\n)PASS ${prog}" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   endif()
 endforeach()
+
+# OCEAN on a grid finer than 1024 interior rows, where the time step must
+# shrink faster than the grid for the scheme to stay stable: plain threads,
+# as the numerics are the same under every preset (and, as the apps' own
+# tests, not under the sanitizers: seconds of arithmetic).
+add_test(NAME splash_app.ocean_fine_grid.hw.p2 COMMAND $<TARGET_FILE:splash_ocean> -p2 -n2050 -i15)
+set_tests_properties(splash_app.ocean_fine_grid.hw.p2 PROPERTIES LABELS "mp;splash;apps" TIMEOUT 120
+                     ENVIRONMENT "RDSM_PROTOCOL=hw" PASS_REGULAR_EXPRESSION "(^|\n)PASS splash_ocean"
+                     FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
