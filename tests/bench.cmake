@@ -1,6 +1,8 @@
 # Smoke test of the application benchmark driver and its report:
 # tools/rdsm_bench.py runs a tiny sweep (sor only, 1 and 2 nodes, protocols
-# async and genima, one repeat, plus hw), then tools/rdsm_report.py must
+# async and genima, one repeat, plus hw, each configuration counted as short
+# so that it runs twice more: three runs each, recorded as repeats 0 to 2,
+# and a note), then tools/rdsm_report.py must
 # write speedup.png, breakdown.png, handler.png and summary.json, with each
 # protocol's speedup as a fraction of hw's in its table, its summary and its
 # --brief table; without the hw runs the fraction must read "-".  A fork-join
@@ -115,7 +117,7 @@ if(PART STREQUAL "sweep")
   # ---- mp.bench_sweep --------------------------------------------------------
   execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols async
                           --nodes 2 --sizes test --no-hw --sweep interrupt=0,50us --emu-preset achievable,best
-                          --predict --timeout 60 --out ${_json}
+                          --predict --timeout 60 --short-runs 1 --out ${_json}
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "mp.bench_sweep: the sweep failed (exit status ${_rc}):\n${_out}\n${_err}")
@@ -200,7 +202,7 @@ endif()
 if(PART STREQUAL "threads")
   # ---- mp.bench_threads ------------------------------------------------------
   execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor,splash_lu
-                          --protocols genima --nodes 1,2 --threads 1,2 --sizes test --timeout 60 --out ${_json}
+                          --protocols genima --nodes 1,2 --threads 1,2 --sizes test --timeout 60 --short-runs 1 --out ${_json}
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "mp.bench_threads: the sweep failed (exit status ${_rc}):\n${_out}\n${_err}")
@@ -279,7 +281,7 @@ if(PART STREQUAL "memory")
   # A sweep without --memory names the backend that ran; a file without it (older ones) loads, without a
   # memory column.
   execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima
-                          --nodes 1,2 --sizes test --timeout 60 --out ${_json}
+                          --nodes 1,2 --sizes test --timeout 60 --short-runs 1 --out ${_json}
                   RESULT_VARIABLE _rc)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "mp.bench_memory: tools/rdsm_bench.py failed (exit status ${_rc})")
@@ -311,7 +313,7 @@ json.dump(doc, open(sys.argv[2], "w"))
   set(_mem ${OUT}/memory)
   file(MAKE_DIRECTORY ${_mem})
   execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima
-                          --nodes 1,2 --sizes test --memory mprotect,uffd --timeout 60 --out ${_mem}/bench.json
+                          --nodes 1,2 --sizes test --memory mprotect,uffd --timeout 60 --short-runs 1 --out ${_mem}/bench.json
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   message(STATUS "mp.bench_memory: --memory mprotect,uffd sweep\n${_out}")
   set(_unavailable_re "the uffd memory backend cannot run here")
@@ -394,7 +396,7 @@ sys.exit("memory not recorded: %r" % bad if bad else "backends not side by side:
   # uffd made unavailable: its first run fails with the reason, its other runs are skipped, mprotect's go on.
   execute_process(COMMAND ${CMAKE_COMMAND} -E env RDSM_UFFD_UNAVAILABLE=test
                           ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima --no-hw
-                          --nodes 1,2 --sizes test --memory uffd,mprotect --timeout 60 --out ${_mem}/nouffd.json
+                          --nodes 1,2 --sizes test --memory uffd,mprotect --timeout 60 --short-runs 1 --out ${_mem}/nouffd.json
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 1 OR NOT _out MATCHES "(^|\n)3 runs, 1 failed, 1 skipped;"
      OR NOT _out MATCHES "note: ${_unavailable_re} \\(userfaultfd is disabled by RDSM_UFFD_UNAVAILABLE=test\\)")
@@ -407,7 +409,7 @@ endif()
 
 execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor
                         --protocols async,genima --nodes 1,2 --sizes test --repeat 1 --timeout 60
-                        --out ${_json}
+                        --short-runs 3 --short-seconds 1000 --out ${_json}
                 RESULT_VARIABLE _rc)
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: tools/rdsm_bench.py failed (exit status ${_rc})")
@@ -419,6 +421,23 @@ file(READ ${_json} _doc)
 string(JSON _nruns LENGTH "${_doc}" runs)
 if(_nruns LESS 4)
   message(FATAL_ERROR "mp.bench_smoke: ${_json} holds ${_nruns} runs; expected at least 4 (2 protocols x 2 node counts)")
+endif()
+
+# Every configuration counts as short here (--short-seconds 1000): each backend at each node count ran
+# once in the repeat and twice more in the extra rounds, recorded as repeats 1 and 2, and a note says so.
+execute_process(COMMAND ${PYTHON} -c [=[
+import collections, json, sys
+doc = json.load(open(sys.argv[1]))
+reps = collections.defaultdict(list)
+for r in doc["runs"]:
+    reps[(r["protocol"], r["nodes"])].append(r["repeat"])
+bad = {k: v for k, v in reps.items() if sorted(v) != [0, 1, 2]}
+note = [n for n in doc["notes"] if "--short-runs" in n]
+sys.exit("repeats per backend and node count: %r" % bad if bad or len(reps) != 6
+         else "no note of the extra runs: %r" % doc["notes"] if not note else 0)
+]=] ${_json} RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "mp.bench_smoke: the short configurations did not get their extra runs (--short-runs 3): ${_why}")
 endif()
 
 string(JSON _hw GET "${_doc}" config hw)
@@ -524,7 +543,7 @@ file(WRITE ${_fj}/apps.json [=[
            "sizes": {"test": ["-p{nodes}", "-n", "20"]}}]}
 ]=])
 execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${_fj}/build --apps-file ${_fj}/apps.json
-                        --protocols genima --no-hw --nodes 1,2 --sizes test --timeout 60 --out ${_fj}/bench.json
+                        --protocols genima --no-hw --nodes 1,2 --sizes test --timeout 60 --short-runs 1 --out ${_fj}/bench.json
                 RESULT_VARIABLE _rc)
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: tools/rdsm_bench.py failed on the fork-join app (exit status ${_rc})")

@@ -18,6 +18,13 @@ app is also run under hw in every repeat, per size and node count, recorded
 like the other runs (the fraction of hw divides by the median of its runs,
 as noisy as any).
 
+A configuration whose parallel phase takes under --short-seconds (default
+0.1 s) under every backend, hw included, is run again after the repeats,
+round by round, until each of its backends has --short-runs runs (default
+7; 1 for none): a phase of a few milliseconds varies by 10-20% from run to
+run on a busy machine, and the medians of three runs, and their ratios to
+hw, with it.  The extra runs are recorded as further repeats.
+
 --threads LIST (e.g. 1,2) runs every configuration on nodes of each number
 of compute threads (`rdsm run --threads T`), after one another for each
 node count; every run records its threads.
@@ -102,6 +109,11 @@ FABRICS = ["shm", "mpi"]  # what --fabric takes; emu runs come from --emu-preset
 WAIT_SLACK = 30  # seconds beyond --timeout before the launcher itself is killed
 NODES_PLACEHOLDER = "{nodes}"
 SWEEP_BASE_PRESET = "achievable"  # the study's fixed values while one parameter varies
+# A parallel phase of a few milliseconds (radix at paper size takes 12 ms) varies by 10-20% from run to
+# run on a busy machine, plain threads' as much as the protocols', and so does its ratio to hw: such
+# configurations get more runs, so that their medians hold.
+SHORT_RUNS = 7
+SHORT_SECONDS = 0.1
 
 NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
 PARALLEL_RE = re.compile(r"\bparallel\s+" + NUM + r"\s*s\b")
@@ -126,6 +138,12 @@ def parse_args(argv):
     p.add_argument("--nodes", type=csv, default=["1", "2", "4"], help="comma-separated node counts (default 1,2,4)")
     p.add_argument("--sizes", type=csv, default=["test"], help="comma-separated sizes: test, medium, paper (default test)")
     p.add_argument("--repeat", type=int, default=1, help="repetitions of every run (default 1)")
+    p.add_argument("--short-runs", type=int, default=SHORT_RUNS, metavar="K",
+                   help="a configuration whose parallel phase takes under --short-seconds under every backend "
+                        "is run again, in rounds of every backend after the repeats, until each has K runs "
+                        "(default %d; 1: no extra runs)" % SHORT_RUNS)
+    p.add_argument("--short-seconds", type=float, default=SHORT_SECONDS, metavar="S",
+                   help="what --short-runs calls short (default %g s)" % SHORT_SECONDS)
     p.add_argument("--threads", type=csv, default=["1"], metavar="LIST",
                    help="comma-separated compute threads per node (rdsm run --threads): every configuration at "
                         "each (default 1)")
@@ -162,6 +180,10 @@ def parse_args(argv):
         p.error("--nodes: node counts must be >= 1")
     if a.repeat < 1:
         p.error("--repeat must be >= 1")
+    if a.short_runs < 1:
+        p.error("--short-runs must be >= 1")
+    if a.short_seconds < 0:
+        p.error("--short-seconds must be >= 0")
     try:
         a.threads = list(dict.fromkeys(int(t) for t in a.threads))  # each once, in the order given
     except ValueError:
@@ -228,6 +250,30 @@ def fabric_plan(plan, fabrics):
         if only_shm and fabrics and "shm" not in fabrics:
             out.append(entry + ("shm",))
     return out
+
+
+def short_rounds(done, a):
+    """The entries of the extra rounds (SHORT_RUNS): for every configuration (app, size, nodes, threads,
+    memory, network, fabric) whose median parallel time is under --short-seconds under each of its backends,
+    hw included, each backend's entry again, up to --short-runs runs in all; round by round, the backends'
+    order reversed every other round, as the repeats have it."""
+    if a.short_runs <= a.repeat:
+        return []
+    configs = {}  # key -> {protocol: (first entry, [parallel seconds])}, in the plan's order
+    for item, rec in done:
+        t, s, p, n, th, m, pt, fabric = item[0], item[2], item[3], item[4], item[5], item[7], item[8], item[9]
+        key = (t["name"], s, n, th, m, json.dumps(pt, sort_keys=True), fabric)
+        entry = configs.setdefault(key, {}).setdefault(p, (item, []))
+        if rec.get("ok") and rec.get("parallel_seconds") is not None:
+            entry[1].append(rec["parallel_seconds"])
+    short = [list(by_protocol.values()) for by_protocol in configs.values()
+             if all(times and statistics.median(times) < a.short_seconds for _, times in by_protocol.values())]
+    rounds = []
+    for k in range(a.short_runs - a.repeat):
+        for entries in short:
+            for item, _ in (entries if k % 2 else entries[::-1]):
+                rounds.append(item[:6] + (a.repeat + k,) + item[7:])
+    return rounds
 
 
 def fabric_args(fabric):
@@ -531,60 +577,80 @@ def main(argv):
     runs = []
     predictions = []
     unavailable = {}  # backend -> why it cannot run here
-    skipped = 0
     progress = Progress(len(plan))
+
+    def execute(item, tmpdir):
+        """Runs one entry of the plan into runs or predictions; False where its backend cannot run here."""
+        t, prog, s, p, n, th, r, m, pt, fabric = item
+        if m in unavailable:
+            progress.step(0.0)
+            return False
+        traced = pt == TRACE_POINT
+        progress.show("%s %s %s%s%s%s n=%s rep %d" % (t["name"], s, p, "" if m is None else " " + m,
+                                                         " traced for rdsm sim" if traced else point_label(pt),
+                                                         "" if fabric is None else " " + fabric,
+                                                         shape_text(n, th), r + 1))
+        fork_join = bool(t.get("fork_join"))
+        # {nodes}: the workers, one per compute thread (a fork-join app forms them T to a node).
+        args = with_nodes(t["sizes"][s], n * th)
+        if traced:
+            trace_path = os.path.join(tmpdir, "trace.json")
+            launched = 1 if fork_join else n
+            rec = run_one(rdsm, prog, args, p, launched, a.timeout, tmpdir,
+                          with_nodes(t.get("launcher_args", {}).get(s, []), n * th) + ["--trace", trace_path],
+                          m, None, th)
+            pred = {"app": t["name"], "size": s, "protocol": p, "nodes": n, "threads": th, "repeat": r,
+                    "memory": rec.get("memory"), "memory_requested": m, "ok": rec["ok"],
+                    "error": rec["error"], "parallel_seconds": rec["parallel_seconds"], "predicted": []}
+            if rec["ok"]:
+                pred["predicted"], pred["error"] = predict(trace_path, rec, points)
+                pred["ok"] = pred["error"] is None
+            if os.path.exists(trace_path):
+                os.unlink(trace_path)
+            predictions.append(pred)
+            progress.step(rec["wall_seconds"] or 0.0)
+            return True
+        rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
+               "threads": th, "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
+        if pt is not None:
+            rec["emu_point"] = pt
+        if fabric is not None:
+            rec["fabric"] = fabric  # what was asked for, until the launcher's record says what ran
+        # A fork-join app is one process that forks its workers, except
+        # on the mpi fabric, where its workers are the job's ranks.
+        launched = 1 if fork_join and fabric != "mpi" else n
+        rec.update(run_one(rdsm, prog, args, p, launched, a.timeout, tmpdir,
+                           with_nodes(t.get("launcher_args", {}).get(s, []), n * th) + fabric_args(fabric), m,
+                           pt, th))
+        runs.append(rec)
+        progress.step(rec["wall_seconds"] or 0.0)
+        if rec.get("backend_unavailable"):
+            unavailable[m] = rec["backend_unavailable"]
+            note = "the %s memory backend cannot run here (%s): its other runs were skipped" % (
+                m, rec["backend_unavailable"])
+            notes.append(note)
+            sys.stderr.write("\nnote: %s\n" % note)
+        return True
+
+    skipped = 0
+    done = []  # (entry of the plan, its run)
+    extra = []
     with tempfile.TemporaryDirectory(prefix="rdsm_bench.") as tmpdir:
         try:
-            for t, prog, s, p, n, th, r, m, pt, fabric in plan:
-                if m in unavailable:
-                    skipped += 1
-                    progress.step(0.0)
-                    continue
-                traced = pt == TRACE_POINT
-                progress.show("%s %s %s%s%s%s n=%s rep %d" % (t["name"], s, p, "" if m is None else " " + m,
-                                                                 " traced for rdsm sim" if traced else point_label(pt),
-                                                                 "" if fabric is None else " " + fabric,
-                                                                 shape_text(n, th), r + 1))
-                fork_join = bool(t.get("fork_join"))
-                # {nodes}: the workers, one per compute thread (a fork-join app forms them T to a node).
-                args = with_nodes(t["sizes"][s], n * th)
-                if traced:
-                    trace_path = os.path.join(tmpdir, "trace.json")
-                    launched = 1 if fork_join else n
-                    rec = run_one(rdsm, prog, args, p, launched, a.timeout, tmpdir,
-                                  with_nodes(t.get("launcher_args", {}).get(s, []), n * th) + ["--trace", trace_path],
-                                  m, None, th)
-                    pred = {"app": t["name"], "size": s, "protocol": p, "nodes": n, "threads": th, "repeat": r,
-                            "memory": rec.get("memory"), "memory_requested": m, "ok": rec["ok"],
-                            "error": rec["error"], "parallel_seconds": rec["parallel_seconds"], "predicted": []}
-                    if rec["ok"]:
-                        pred["predicted"], pred["error"] = predict(trace_path, rec, points)
-                        pred["ok"] = pred["error"] is None
-                    if os.path.exists(trace_path):
-                        os.unlink(trace_path)
-                    predictions.append(pred)
-                    progress.step(rec["wall_seconds"] or 0.0)
-                    continue
-                rec = {"app": t["name"], "program": t["program"], "size": s, "protocol": p, "nodes": n,
-                       "threads": th, "fork_join": fork_join, "size_args": t["sizes"][s], "args": args, "repeat": r}
-                if pt is not None:
-                    rec["emu_point"] = pt
-                if fabric is not None:
-                    rec["fabric"] = fabric  # what was asked for, until the launcher's record says what ran
-                # A fork-join app is one process that forks its workers, except
-                # on the mpi fabric, where its workers are the job's ranks.
-                launched = 1 if fork_join and fabric != "mpi" else n
-                rec.update(run_one(rdsm, prog, args, p, launched, a.timeout, tmpdir,
-                                   with_nodes(t.get("launcher_args", {}).get(s, []), n * th) + fabric_args(fabric), m,
-                                   pt, th))
-                runs.append(rec)
-                progress.step(rec["wall_seconds"] or 0.0)
-                if rec.get("backend_unavailable"):
-                    unavailable[m] = rec["backend_unavailable"]
-                    note = "the %s memory backend cannot run here (%s): its other runs were skipped" % (
-                        m, rec["backend_unavailable"])
-                    notes.append(note)
-                    sys.stderr.write("\nnote: %s\n" % note)
+            for item in plan:
+                before = len(runs)
+                skipped += not execute(item, tmpdir)
+                if len(runs) > before:
+                    done.append((item, runs[-1]))
+            extra = short_rounds(done, a)
+            if extra:
+                note = ("%d runs more for the configurations whose parallel phase took under %g s under every "
+                        "backend, %d runs each in all (--short-runs)" % (len(extra), a.short_seconds, a.short_runs))
+                notes.append(note)
+                sys.stderr.write("\nnote: %s\n" % note)
+                progress.total += len(extra)
+                for item in extra:
+                    skipped += not execute(item, tmpdir)
         except KeyboardInterrupt:
             sys.stderr.write("\ninterrupted: writing the %d runs done so far\n" % len(runs))
         progress.finish()
@@ -597,7 +663,8 @@ def main(argv):
         "host": os.uname().nodename,
         "cpus": os.cpu_count(),
         "config": {"apps": [t["name"] for t, _ in apps], "protocols": protocols, "hw": hw, "nodes": a.nodes,
-                   "threads": a.threads, "sizes": a.sizes, "repeat": a.repeat, "timeout": a.timeout, "memory": a.memory,
+                   "threads": a.threads, "sizes": a.sizes, "repeat": a.repeat, "short_runs": a.short_runs,
+                   "short_seconds": a.short_seconds, "timeout": a.timeout, "memory": a.memory,
                    "fabric": a.fabric,
                    "emu": None if a.emu_preset is None else {
                        "presets": a.emu_preset, "settings": a.emu, "base": points[0],
@@ -638,7 +705,7 @@ def main(argv):
                 r["error"]))
             for line in (r.get("output_tail") or "").splitlines():
                 print("      | " + line)
-    if len(runs) + len(predictions) + skipped < len(plan):
+    if len(runs) + len(predictions) + skipped < len(plan) + len(extra):
         return 130
     return 1 if failed or bad_predictions else 0
 
