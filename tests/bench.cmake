@@ -423,7 +423,7 @@ if(_nruns LESS 4)
   message(FATAL_ERROR "mp.bench_smoke: ${_json} holds ${_nruns} runs; expected at least 4 (2 protocols x 2 node counts)")
 endif()
 
-# Every configuration counts as short here (--short-seconds 1000): each backend at each node count ran
+# Every configuration counts as short here (--short-seconds 1000): each protocol at each node count ran
 # once in the repeat and twice more in the extra rounds, recorded as repeats 1 and 2, and a note says so.
 execute_process(COMMAND ${PYTHON} -c [=[
 import collections, json, sys
@@ -433,7 +433,7 @@ for r in doc["runs"]:
     reps[(r["protocol"], r["nodes"])].append(r["repeat"])
 bad = {k: v for k, v in reps.items() if sorted(v) != [0, 1, 2]}
 note = [n for n in doc["notes"] if "--short-runs" in n]
-sys.exit("repeats per backend and node count: %r" % bad if bad or len(reps) != 6
+sys.exit("repeats per protocol and node count: %r" % bad if bad or len(reps) != 6
          else "no note of the extra runs: %r" % doc["notes"] if not note else 0)
 ]=] ${_json} RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
 if(NOT _rc EQUAL 0)

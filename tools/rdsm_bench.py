@@ -19,8 +19,8 @@ like the other runs (the fraction of hw divides by the median of its runs,
 as noisy as any).
 
 A configuration whose parallel phase takes under --short-seconds (default
-0.1 s) under every backend, hw included, is run again after the repeats,
-round by round, until each of its backends has --short-runs runs (default
+0.1 s) under every protocol, hw included, is run again after the repeats,
+round by round, until each of its protocols has --short-runs runs (default
 7; 1 for none): a phase of a few milliseconds varies by 10-20% from run to
 run on a busy machine, and the medians of three runs, and their ratios to
 hw, with it.  The extra runs are recorded as further repeats.
@@ -139,8 +139,8 @@ def parse_args(argv):
     p.add_argument("--sizes", type=csv, default=["test"], help="comma-separated sizes: test, medium, paper (default test)")
     p.add_argument("--repeat", type=int, default=1, help="repetitions of every run (default 1)")
     p.add_argument("--short-runs", type=int, default=SHORT_RUNS, metavar="K",
-                   help="a configuration whose parallel phase takes under --short-seconds under every backend "
-                        "is run again, in rounds of every backend after the repeats, until each has K runs "
+                   help="a configuration whose parallel phase takes under --short-seconds under every protocol "
+                        "is run again, in rounds of all its protocols after the repeats, until each has K runs "
                         "(default %d; 1: no extra runs)" % SHORT_RUNS)
     p.add_argument("--short-seconds", type=float, default=SHORT_SECONDS, metavar="S",
                    help="what --short-runs calls short (default %g s)" % SHORT_SECONDS)
@@ -254,9 +254,9 @@ def fabric_plan(plan, fabrics):
 
 def short_rounds(done, a):
     """The entries of the extra rounds (SHORT_RUNS): for every configuration (app, size, nodes, threads,
-    memory, network, fabric) whose median parallel time is under --short-seconds under each of its backends,
-    hw included, each backend's entry again, up to --short-runs runs in all; round by round, the backends'
-    order reversed every other round, as the repeats have it."""
+    memory, network, fabric) whose median parallel time is under --short-seconds under each of its protocols,
+    hw included, each protocol's entry again, up to --short-runs runs in all; round by round, the protocols'
+    order reversed every other round."""
     if a.short_runs <= a.repeat:
         return []
     configs = {}  # key -> {protocol: (first entry, [parallel seconds])}, in the plan's order
@@ -645,7 +645,7 @@ def main(argv):
             extra = short_rounds(done, a)
             if extra:
                 note = ("%d runs more for the configurations whose parallel phase took under %g s under every "
-                        "backend, %d runs each in all (--short-runs)" % (len(extra), a.short_seconds, a.short_runs))
+                        "protocol, %d runs each in all (--short-runs)" % (len(extra), a.short_seconds, a.short_runs))
                 notes.append(note)
                 sys.stderr.write("\nnote: %s\n" % note)
                 progress.total += len(extra)
