@@ -181,9 +181,9 @@ def parse_args(argv):
     if a.repeat < 1:
         p.error("--repeat must be >= 1")
     if a.short_runs < 1:
-        p.error("--short-runs must be >= 1")
+        p.error("--short-runs %d: a configuration runs at least once; give 1 for no extra runs" % a.short_runs)
     if a.short_seconds < 0:
-        p.error("--short-seconds must be >= 0")
+        p.error("--short-seconds %g: no phase is that short; give 0 for no extra runs" % a.short_seconds)
     try:
         a.threads = list(dict.fromkeys(int(t) for t in a.threads))  # each once, in the order given
     except ValueError:
