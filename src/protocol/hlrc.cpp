@@ -117,6 +117,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     last_writer_.reset(pages_);
     epoch_writer_.reset(pages_);
     moves_.reset(pages_);
+    on_trial_.reset(pages_);
     withheld_.reset(pages_);
     diffed_early_.reset(pages_);
   }

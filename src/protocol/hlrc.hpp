@@ -496,17 +496,17 @@ class Hlrc final : public Protocol {
   };
   std::unordered_map<uint32_t, std::vector<DeferredFetch>> deferred_;
 
-  // Home migration (home_migration.cpp); identical at every node, since
-  // every node computes them from the same notices.
+  // Home migration (home_migration.cpp): the same at every node, from the same notices.
   static constexpr int16_t kNoWriter = -1, kManyWriters = -2;
   PageArray<Biased<int16_t, kNoWriter>> last_writer_; // the single writer of the page's last written epoch
   PageArray<Biased<int16_t, kNoWriter>> epoch_writer_;  // scratch: the writer(s) of this epoch
   PageArray<uint8_t> moves_;       // how often the page's home has moved
-  // The move rule, for a page node w alone wrote in the epoch: whether it
-  // moves to w (unless it is there already), from the page's writer in its
-  // last written epoch, whether w wrote the whole aligned group around it,
-  // and its moves so far.  migrate_homes decides by it;
-  // withhold_likely_moves guesses by it before the others' writes are known.
+  PageArray<uint8_t> on_trial_;    // moved, and written by no other node since
+  size_t moves_made_ = 0, moves_regretted_ = 0, move_budget_ = 64;  // regretted: another node wrote it after
+  bool moves_stopped_ = false;     // too many moves regretted: homes stay where they are
+  // The move rule, for a page node w alone wrote in the epoch, from its
+  // writer in its last written epoch, whether w wrote the whole aligned group
+  // around it, and its moves so far (withhold_likely_moves guesses by it too).
   static bool moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t moves);
 
   // Whole-page writes (whole_page_writes.cpp).

@@ -223,6 +223,10 @@ add_held_node_test(strided_tiles 2 -)
 # with its diffs withheld; a group another node wrote a page of too stays,
 # and the withheld diffs go home after all.
 add_held_node_test(first_epoch_move 3 -)
+# Pages a node writes alone in two epochs in a row, in scattered pages
+# (useless_moves.c): a barrier moves at most its budget of them, and once
+# the pages moved are written by their old home, moves stop for good.
+add_held_node_test(useless_moves 2 -)
 # A page dense write-ahead no longer opens after opening it twice for
 # nothing (dense_refused.c): the group's fetch must leave it alone too, or
 # it is valid but unmapped and its next read faults for ever.
