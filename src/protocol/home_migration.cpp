@@ -160,6 +160,7 @@ bool Hlrc::moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t mo
 }
 
 void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
+  if (moves_stopped_) return;  // for good: no writer needs tracking any more
   std::vector<uint32_t> touched, home_maybe;
   notices_.visit(since, target, [&](const Interval &iv) {
     for (uint32_t entry : iv.pages) {
