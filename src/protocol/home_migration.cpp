@@ -42,8 +42,9 @@
 // with 30 iterations at 2 nodes: 3,200 pages moved to each node, 1.2 to 1.3
 // times the time of home=fixed).  With the budget the first of them move,
 // their old homes' next writes regret them, and nothing else moves (6 and
-// 196 pages moved to the two nodes, in 0.81 of the time).  A SPLASH program's moves are rarely regretted:
-// the master's data goes to the worker that keeps writing it alone.  The
+// 196 pages moved to the two nodes, in about 0.8 of the time, as home=fixed
+// within noise).  A SPLASH program's moves are rarely regretted: the
+// master's data goes to the worker that keeps writing it alone.  The
 // counts, as the decisions, come from the same notices at every node.
 // The first decision about a page also tells nodes that never looked up its
 // home where it is, so afterwards every node knows the home alike.
@@ -145,8 +146,8 @@ namespace rdsm {
 namespace {
 constexpr uint8_t kMoveBudget = 8;
 constexpr size_t kMoveGroup = 16;
-constexpr uint8_t kWithheldMerge = 2;
-constexpr size_t kRegretSample = 64;  // moves made before their regrets may stop the moves  // withheld_: the home may have written the page too
+constexpr uint8_t kWithheldMerge = 2;  // withheld_: the home may have written the page too
+constexpr size_t kRegretSample = 64;   // moves made before their regrets may stop the moves
 }  // namespace
 
 bool Hlrc::keep_withheld_on(size_t page, uint32_t entry, int writer) {
