@@ -261,7 +261,7 @@ def short_rounds(done, a):
         return []
     configs = {}  # key -> {protocol: (first entry, [parallel seconds])}, in the plan's order
     for item, rec in done:
-        t, s, p, n, th, m, pt, fabric = item[0], item[2], item[3], item[4], item[5], item[7], item[8], item[9]
+        t, _prog, s, p, n, th, _repeat, m, pt, fabric = item
         key = (t["name"], s, n, th, m, json.dumps(pt, sort_keys=True), fabric)
         entry = configs.setdefault(key, {}).setdefault(p, (item, []))
         if rec.get("ok") and rec.get("parallel_seconds") is not None:
@@ -272,7 +272,8 @@ def short_rounds(done, a):
     for k in range(a.short_runs - a.repeat):
         for entries in short:
             for item, _ in (entries if k % 2 else entries[::-1]):
-                rounds.append(item[:6] + (a.repeat + k,) + item[7:])
+                t, prog, s, p, n, th, _repeat, m, pt, fabric = item
+                rounds.append((t, prog, s, p, n, th, a.repeat + k, m, pt, fabric))
     return rounds
 
 

@@ -347,7 +347,7 @@ bool Hlrc::may_withhold() const {
 }
 
 void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint32_t> &written, uint32_t id) {
-  if (dirty.empty()) return;
+  if (dirty.empty() || moves_stopped_) return;  // nothing moves any more: nothing to wait for
   // The rules of migrate_homes, as far as this node can apply them before
   // it knows what the others wrote: it wrote the page before as the only
   // writer, or it wrote the whole aligned group around it in this interval
@@ -368,7 +368,7 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   size_t sent = 0;
   for (uint32_t p : dirty) {
     const int16_t last = last_writer_[p];
-    if (diffed_early_[p] != id && !moves_stopped_ && moves_to_writer(last, (int16_t)self_, whole_group(p), moves_[p])) {
+    if (diffed_early_[p] != id && moves_to_writer(last, (int16_t)self_, whole_group(p), moves_[p])) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {
