@@ -1,8 +1,6 @@
 #include "api/runtime_teardown.hpp"
 
-#include <atomic>
 #include <thread>
-#include <time.h>
 #include <unistd.h>
 
 #include "api/runtime.hpp"
@@ -12,10 +10,15 @@ namespace rdsm {
 
 namespace {
 std::unique_ptr<Runtime> g_kept;
-// A detached thread with a flag, not a joinable std::thread: a program that
-// exits without ending its jobs (exit() from the master) must not end in
-// std::terminate because a thread object was still joinable.
-std::atomic<bool> g_busy{false};
+// The threads doing background work, joined by settle_background_teardown.
+// Held on the heap and never freed: a program that exits without ending its
+// jobs (exit() from the master) must not end in std::terminate because a
+// thread object was still joinable when static objects were destroyed.
+// Only the master's program thread starts and joins them.
+std::vector<std::thread> &background_threads() {
+  static auto *threads = new std::vector<std::thread>;
+  return *threads;
+}
 
 void destroy(std::unique_ptr<Runtime> rt) {
   rt->protocol.reset();
@@ -36,28 +39,29 @@ void keep_for_teardown(std::unique_ptr<Runtime> rt) {
 
 void tear_down_kept_in_background() {
   if (!g_kept) return;
-  g_busy.store(true, std::memory_order_release);
-  std::thread([rt = std::move(g_kept)]() mutable {
+  background_threads().emplace_back([rt = std::move(g_kept)]() mutable {
     block_message_signal_here();
     destroy(std::move(rt));
-    g_busy.store(false, std::memory_order_release);
-  }).detach();
+  });
 }
 
+// Joined, not just waited for until their work is done: a thread that has
+// finished its work is still exiting (running its thread-specific data's
+// destructors, giving its stack back) for a while, and a fork meanwhile
+// hands the child a C library, and a sanitizer runtime, caught in the
+// middle of that.
 void settle_background_teardown() {
-  while (g_busy.load(std::memory_order_acquire)) {
-    struct timespec nap = {0, 50000};
-    nanosleep(&nap, nullptr);
-  }
+  for (std::thread &t : background_threads()) t.join();
+  background_threads().clear();
   if (g_kept) destroy(std::move(g_kept));
 }
 
 void close_in_background(std::vector<int> fds) {
   if (fds.empty()) return;
-  std::thread([fds = std::move(fds)] {
+  background_threads().emplace_back([fds = std::move(fds)] {
     block_message_signal_here();
     for (int fd : fds) close(fd);
-  }).detach();
+  });
 }
 
 }  // namespace rdsm

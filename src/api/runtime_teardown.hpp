@@ -20,8 +20,8 @@ void keep_for_teardown(std::unique_ptr<Runtime> rt);
 // Destroys the kept runtime on a thread of its own.
 void tear_down_kept_in_background();
 // Waits until the kept runtime is gone (destroying it here if no thread
-// took it): before the process forks, builds a job of several nodes, or
-// ends.
+// took it) and every background thread has ended: before the process
+// forks, builds a job of several nodes, or ends.
 void settle_background_teardown();
 
 // Closing a worker's memory file frees the memory the worker used (its
