@@ -338,8 +338,14 @@ void form(const char *call) {
   materialize_adopted_runs(rt.protocol->region(), data_offset, g.file0);
   // The master's data is spread over the job's nodes by allocation (seed_homes.hpp); what it never wrote goes
   // there too where homes migrate, else to the first node to touch it.
-  g.seed = plan_seeded_homes(held_page_runs(g.file0, data_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16),
-                             single_node_allocations(), rt.protocol->config().home == HomeAxis::migrate);
+  // Most of what the master wrote is still mapped in its view: read there.
+  SharedRegion &view = rt.protocol->region();
+  const PageInPlace in_view = [&view](uint64_t page) -> const uint8_t * {
+    return view.mapped_readable(page) ? view.app_page(page) : nullptr;
+  };
+  g.seed = plan_seeded_homes(
+      held_page_runs(g.file0, data_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16, in_view),
+      single_node_allocations(), rt.protocol->config().home == HomeAxis::migrate);
   g.seed.data_offset = data_offset;
   const KeptRange kept = kept_range(rt);
   runtime_leave(false);

@@ -47,7 +47,8 @@ bool zero_page(const uint8_t *p) {
 }
 }  // namespace
 
-std::vector<PageRun> held_page_runs(int fd, uint64_t off, uint64_t pages, uint64_t min_gap) {
+std::vector<PageRun> held_page_runs(int fd, uint64_t off, uint64_t pages, uint64_t min_gap,
+                                    const PageInPlace &in_place) {
   std::vector<PageRun> runs;
   if (pages == 0) return runs;
   auto fail = [] { fatal("cannot find the written pages of a node memory file: %s", strerror(errno)); };
@@ -56,6 +57,10 @@ std::vector<PageRun> held_page_runs(int fd, uint64_t off, uint64_t pages, uint64
   void *at_map = mmap(nullptr, pages * 4096, PROT_READ, MAP_SHARED, fd, (off_t)off);
   if (at_map == MAP_FAILED) fail();
   const uint8_t *view = static_cast<const uint8_t *>(at_map);
+  auto zeros = [&](uint64_t p) {
+    const uint8_t *there = in_place ? in_place(p) : nullptr;
+    return zero_page(there ? there : view + p * 4096);
+  };
   auto add = [&](uint64_t first, uint64_t end) {
     if (!runs.empty() && first - (runs.back().first + runs.back().count) < min_gap)
       runs.back().count = end - runs.back().first;
@@ -71,9 +76,9 @@ std::vector<PageRun> held_page_runs(int fd, uint64_t off, uint64_t pages, uint64
     if (data >= end) break;
     const uint64_t last = ((uint64_t)std::min(hole, end) - off + 4095) / 4096;
     for (uint64_t p = ((uint64_t)data - off) / 4096; p < last; ++p) {
-      if (zero_page(view + p * 4096)) continue;
+      if (zeros(p)) continue;
       uint64_t q = p + 1;
-      while (q < last && !zero_page(view + q * 4096)) ++q;
+      while (q < last && !zeros(q)) ++q;
       add(p, q);
       p = q;  // q is a page of zeros, or the end
     }

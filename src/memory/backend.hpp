@@ -51,6 +51,12 @@ class ProtectionBackend {
   // neighbours in one call at no cost.  False where the backend keeps no
   // such record.
   virtual bool inaccessible(size_t, size_t) const { return false; }
+  // Whether a read of the page through the application view is safe now
+  // (no fault reaches the protocol) and costs no page-table fault where the
+  // program touched the page, so that a reader of many pages (not holes,
+  // which a read would fill) may read them there instead of mapping the
+  // memory again.  False where the backend keeps no such record.
+  virtual bool mapped_readable(size_t) const { return false; }
   // In the signal handler, before the protocol sees the fault: true if the
   // page's protection already allows the access and only its mapping lagged
   // behind (the backend maps it now and the access is retried).

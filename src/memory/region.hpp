@@ -83,6 +83,8 @@ class SharedRegion {
   }
   // Whether pages [first, first+count) are all inaccessible already (backend.hpp).
   bool inaccessible(size_t first, size_t count) const { return backend_->inaccessible(first, count); }
+  // Whether the application view reads the page without a fault (backend.hpp).
+  bool mapped_readable(size_t page) const { return backend_->mapped_readable(page); }
 
   // Scan mode: writes to read-only pages do not fault; collect_written
   // finds them (and watches them again), unwatch leaves pages writable and

@@ -58,3 +58,39 @@ TEST(HeldPageRuns, AFileOfZerosHoldsNothing) {
   EXPECT_TRUE(held_page_runs(f.fd, 0, 16, 1).empty());
   EXPECT_TRUE(held_page_runs(f.fd, 0, 0, 1).empty());
 }
+
+TEST(HeldPageRuns, PagesReadableInPlaceAreReadThere) {
+  // A view of the file mapped already (the application view, where the
+  // program touched its pages): the pages it offers are read there, the
+  // others through the file, and the runs are the same either way.
+  File f(32);
+  f.write_page(0, 1);
+  f.write_page(1, 2, 100);
+  f.write_page(2, 0);
+  f.write_page(7, 3, kPage - 1);
+  f.write_page(20, 4);
+  auto *view = static_cast<const uint8_t *>(mmap(nullptr, 32 * kPage, PROT_READ, MAP_SHARED, f.fd, 0));
+  ASSERT_NE(view, MAP_FAILED);
+  const auto want = held_page_runs(f.fd, 0, 32, 1);
+  std::vector<uint64_t> asked;
+  for (bool every_other : {false, true}) {
+    asked.clear();
+    const auto got = held_page_runs(f.fd, 0, 32, 1, [&](uint64_t p) -> const uint8_t * {
+      asked.push_back(p);
+      return every_other && p % 2 ? nullptr : view + p * kPage;
+    });
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].first, want[i].first);
+      EXPECT_EQ(got[i].count, want[i].count);
+    }
+    // Only pages that hold data are read (a hole read through a mapping would be filled).
+    for (uint64_t p : asked) EXPECT_TRUE(p <= 2 || p == 7 || p == 20) << "page " << p;
+    EXPECT_FALSE(asked.empty());
+  }
+  // What the view shows is what counts: a page offered in place as zeros is not held.
+  static const uint8_t zeros[kPage] = {};
+  const auto none = held_page_runs(f.fd, 0, 32, 1, [&](uint64_t) -> const uint8_t * { return zeros; });
+  EXPECT_TRUE(none.empty());
+  munmap(const_cast<uint8_t *>(view), 32 * kPage);
+}

@@ -138,6 +138,23 @@ TEST(UffdBackend, WholeRegionReadWriteIsAPlainMapping) {
   EXPECT_TRUE(try_access(r.app_page(4), true));
 }
 
+// Which pages a reader may read in the view without a fault reaching the
+// protocol: any page of a plain mapping; under protections, the mapped ones.
+TEST(UffdBackend, SaysWhichPagesReadInPlace) {
+  if (skip()) GTEST_SKIP() << uffd::unavailable_reason();
+  UffdRegion t(8);
+  SharedRegion &r = *t.region;
+  for (size_t p = 0; p < 8; ++p) EXPECT_FALSE(r.mapped_readable(p)) << "page " << p;
+  r.protect(1, 1, Prot::read);
+  r.protect(2, 1, Prot::read_write);
+  for (size_t p = 0; p < 8; ++p) EXPECT_EQ(r.mapped_readable(p), p == 1 || p == 2) << "page " << p;
+  r.protect(2, 1, Prot::none);
+  EXPECT_FALSE(r.mapped_readable(2));
+  r.protect(0, 8, Prot::read_write);  // a plain mapping
+  for (size_t p = 0; p < 8; ++p) EXPECT_TRUE(r.mapped_readable(p)) << "page " << p;
+  for (size_t p = 0; p < 8; ++p) EXPECT_TRUE(try_access(r.app_page(p), false));
+}
+
 // Whether page `p` of `r` is mapped with its write protection lifted (a
 // write went through since it was last protected), read from the page
 // tables without protecting anything.
