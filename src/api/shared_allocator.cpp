@@ -183,6 +183,12 @@ void *SharedAllocator::allocate_collective(size_t bytes, rdsm_placement placemen
   return protocol_->region().app() + off;
 }
 
+void SharedAllocator::populate_allocated() {
+  const uint64_t end = std::min<uint64_t>(round_up(used_bytes(), kPageBytes), protocol_->region().heap_bytes());
+  if (end > populated_) protocol_->learn_homes(populated_ / kPageBytes, (end - populated_) / kPageBytes);
+  populate_to(end);
+}
+
 void SharedAllocator::populate_to(uint64_t end) {
   end = std::min<uint64_t>(round_up(end, kPageBytes), protocol_->region().heap_bytes());
   if (end <= populated_) return;

@@ -62,7 +62,8 @@ class SharedAllocator {
   // Gives this node's copies of everything allocated so far their memory
   // (Protocol::populate_copies): where a node learns of other nodes'
   // allocations (rdsm_root, rdsm_malloc_all, a fork-join worker's start).
-  void populate_allocated() { populate_to(used_bytes()); }
+  // The homes placed there are learnt first: only copies need the memory.
+  void populate_allocated();
   // A word of the job's, zero when it starts: how many workers have had
   // their first SPLASH synchronisation call, in order (splash_order.hpp).
   uint64_t first_sync_turn();
