@@ -88,15 +88,13 @@ Options job_options(int nodes, int rank, const std::vector<int> &files) {
   o.nodes = nodes;
   o.rank = rank;
   o.node_fds = format_fd_list(files);
-  // A launcher reads only the master's node block; a worker's block is read
-  // by the master (its statistics, and its heartbeat, which the master
-  // watches as a launcher watches its nodes).
+  // A launcher reads only the master's node block; a worker's block is read by the master (its
+  // statistics, and its heartbeat, which the master watches as a launcher watches its nodes).
   o.launched = rank == 0 ? g.base.launched : true;
   return o;
 }
 
-// Clears the master's file but its node block and what the next job keeps (fork_join.hpp): zeroed rings,
-// directories and versions.
+// Clears the master's file but its node block and what the next job keeps (fork_join.hpp): zeroed rings, etc.
 struct KeptRange {
   uint64_t begin, end;
 };
@@ -167,10 +165,9 @@ void join_reaper() {
   if (g.reaper.joinable()) g.reaper.join();
 }
 
-// A worker whose heartbeat has not moved for the hang timeout is hung
-// (stopped, frozen): the program ends, naming it, as a launcher ends a job.
-// As the launcher judges (job.cpp): silent for the timeout, and either
-// stopped or without any CPU time for a second (not just starved).
+// A worker whose heartbeat has not moved for the hang timeout is hung (stopped, frozen): the program ends,
+// naming it, as a launcher ends a job.  As the launcher judges (job.cpp): silent for the timeout, and
+// either stopped or without any CPU time for a second (not just starved).
 struct BeatWatch {
   std::vector<uint64_t> last, since_ns, cpu, cpu_since_ns;
   void check() {
@@ -208,9 +205,8 @@ struct BeatWatch {
   }
 };
 
-// Watches the workers of the current job: the master must not wait forever
-// for a node that is gone or hung.  Looks at an exit without reaping it
-// (WNOWAIT), so that wait_for_end reaps and checks every worker itself.
+// Watches the workers of the current job: the master must not wait forever for a node that is gone or
+// hung.  Looks at an exit without reaping it (WNOWAIT), so that wait_for_end reaps and checks every worker.
 void watch() {
   std::vector<bool> done(g.workers.size(), false);
   BeatWatch beats;
@@ -338,14 +334,11 @@ void form(const char *call) {
   materialize_adopted_runs(rt.protocol->region(), data_offset, g.file0);
   // The master's data is spread over the job's nodes by allocation (seed_homes.hpp); what it never wrote goes
   // there too where homes migrate, else to the first node to touch it.
-  // Most of what the master wrote is still mapped in its view: read there.
-  SharedRegion &view = rt.protocol->region();
-  const PageInPlace in_view = [&view](uint64_t page) -> const uint8_t * {
-    return view.mapped_readable(page) ? view.app_page(page) : nullptr;
-  };
-  g.seed = plan_seeded_homes(
-      held_page_runs(g.file0, data_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16, in_view),
-      single_node_allocations(), rt.protocol->config().home == HomeAxis::migrate);
+  // What the master wrote is mostly mapped in its view still: read there.
+  const SharedRegion &view = rt.protocol->region();
+  g.seed = plan_seeded_homes(held_page_runs(g.file0, data_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16,
+                                            [&view](uint64_t p) { return view.readable_app_page(p); }),
+                             single_node_allocations(), rt.protocol->config().home == HomeAxis::migrate);
   g.seed.data_offset = data_offset;
   const KeptRange kept = kept_range(rt);
   runtime_leave(false);
@@ -381,8 +374,8 @@ void form(const char *call) {
 
 static_assert(kMaxForkJoinNodes <= kMaxForkedRanks, "the master's node block holds every worker's statistics");
 
-// Adds the workers' statistics of the job that just ended to the master's
-// node block, where a launcher finds them (summed per rank over the jobs).
+// Adds the workers' statistics of the job that just ended to the master's node block, where a launcher
+// finds them (summed per rank over the jobs).
 void record_worker_stats(int nodes) {
   if (!g.base.launched) return;
   NodeBlock *master = map_node_block(g.file0);
@@ -410,8 +403,7 @@ void wait_workers_finalized() {
       if (g.beats[i]->state.load(std::memory_order_acquire) == kNodeFinalized) break;
       pollfd ended{g.workers[i].pidfd, POLLIN, 0};
       if (poll(&ended, 1, 0) > 0) {
-        // Gone before it finalized: the program ends here, before the
-        // master goes on, rather than when the reaper gets to it.
+        // Gone before it finalized: the program ends here, not when the reaper gets to it.
         siginfo_t si{};
         if (waitid(P_PID, (id_t)g.workers[i].pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0) {
           std::string why = abnormal_end(g.workers[i], si.si_code, si.si_status);
@@ -599,9 +591,8 @@ void end() {
     fflush(nullptr);
     return;
   }
-  // MAIN_END exits right after (splash/c.m4.rdsm): unmapping the region and
-  // the per-page tables one call at a time would cost the program 8-13 ms
-  // of its end (SPLASH FFT -m20, Ocean -n1026) for what the exit frees anyway.
+  // MAIN_END exits right after (splash/c.m4.rdsm): the exit frees the runtime
+  // faster than unmapping it first (8-13 ms of SPLASH FFT -m20, Ocean -n1026).
   runtime_leave(true, {}, Teardown::left_to_exit);
   fflush(nullptr);
 }

@@ -85,6 +85,7 @@ class SharedRegion {
   bool inaccessible(size_t first, size_t count) const { return backend_->inaccessible(first, count); }
   // Whether the application view reads the page without a fault (backend.hpp).
   bool mapped_readable(size_t page) const { return backend_->mapped_readable(page); }
+  const uint8_t *readable_app_page(size_t page) const { return mapped_readable(page) ? app_page(page) : nullptr; }
 
   // Scan mode: writes to read-only pages do not fault; collect_written
   // finds them (and watches them again), unwatch leaves pages writable and
