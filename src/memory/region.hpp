@@ -102,15 +102,14 @@ class SharedRegion {
   bool repair(size_t page, bool write) { return backend_->repair(page, write); }
 
   // Gives pages [first, first+count) of this node's memory file their memory
-  // now, mapped in the system view unless `map` is false, so that copying a
-  // page in later is a plain memory copy: a page first written into the file
-  // costs an allocation, zeroing and a page-table fault on the critical
-  // path, several times the copy itself (region_populate.cpp).  Contents are
-  // unchanged.  Returns false, having done nothing, where it would take more
-  // than the job's share of this host's available memory
-  // (`copies_of_each_page`: how many nodes may hold one) or the kernel
-  // cannot do it.
-  bool populate(size_t first, size_t count, int copies_of_each_page, bool map = true);
+  // now, so that copying a page in later (mapped first: premap_system) is a
+  // plain memory copy: a page first written into the file costs an
+  // allocation, zeroing and a page-table fault on the critical path, several
+  // times the copy itself (region_populate.cpp).  Contents are unchanged.
+  // Returns false, having done nothing, where it would take more than the
+  // job's share of this host's available memory (`copies_of_each_page`: how
+  // many nodes may hold one) or the kernel cannot do it.
+  bool populate(size_t first, size_t count, int copies_of_each_page);
   // Maps pages [first, first+count) of the system view, populated before,
   // into this process's page tables now.  Best effort.
   void premap_system(size_t first, size_t count);

@@ -34,7 +34,7 @@ size_t available_memory_bytes() {
 }
 }  // namespace
 
-bool SharedRegion::populate(size_t first, size_t count, int copies_of_each_page, bool map) {
+bool SharedRegion::populate(size_t first, size_t count, int copies_of_each_page) {
   if (count == 0) return true;
   const size_t data_pages = bytes_ / kPageBytes;  // the minipage views share these
   if (first >= data_pages || count > data_pages - first) return false;
@@ -52,7 +52,6 @@ bool SharedRegion::populate(size_t first, size_t count, int copies_of_each_page,
   // Allocating first keeps a full memory file (a size-limited tmpfs) an
   // error code here instead of a SIGBUS in the populate.
   if (fallocate(fd_, 0, (off_t)(fd_offset_ + first * kPageBytes), (off_t)bytes) != 0) return false;
-  if (map && madvise(sys_page(first), bytes, MADV_POPULATE_WRITE) != 0) return false;
   populated_since_read_ += bytes;
   return true;
 }

@@ -135,7 +135,7 @@ void Hlrc::gather_homes(size_t pages, const AdoptRun &adopt) {
       if (home >= 0 && home != self_ && !(adopt && adopt(p, run, home))) {
         // Page-table entries for the whole run in one call first: the copy
         // alone then costs about half (a write fault per page otherwise).
-        region_->populate(p, run, 1);
+        if (region_->populate(p, run, 1)) region_->premap_system(p, run);
         f_.get(home, data_seg_.id, p * kPageBytes, region_->sys_page(p), run * kPageBytes);
       }
       p += run;

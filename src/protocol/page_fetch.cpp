@@ -387,12 +387,15 @@ void Hlrc::populate_copies(size_t first, size_t count) {
   // homed elsewhere or not placed yet.  This node writes its home pages
   // through the application view.  (A fork-join worker's start, SPLASH FFT
   // -m20 at 2 nodes: 26.8 -> 21.2 ms; Ocean -n1026: 39.4 -> 33.3 ms.)
-  if (!region_->populate(first, count, nodes_, false)) return;
+  if (!region_->populate(first, count, nodes_)) return;
   populated_bytes_ += count * kPageBytes;
   std::vector<std::pair<size_t, size_t>> copies;
   {
-    std::lock_guard<FutexLock> g(mu_);  // homes change under it (claims, moves)
+    // Homes change under it (claims, moves), and fetches by compute threads
+    // of this node (--threads) read resident_.
+    std::lock_guard<FutexLock> g(mu_);
     copies = runs_worth_it(first, count, [&](size_t p) { return home_[p] != self_; });
+    for (size_t i = 0; i < count; ++i) resident_[first + i] = 1;
   }
   for (auto [at, n] : copies) region_->premap_system(at, n);
   // The other nodes' copies too, where this node maps them (one host): a
@@ -405,8 +408,6 @@ void Hlrc::populate_copies(size_t first, size_t count) {
     if (n == self_ || !f_.peer_segment(n, data_seg_.id, &peer)) continue;
     SharedRegion::premap_peer(peer.base + first * kPageBytes, count * kPageBytes);
   }
-  std::lock_guard<FutexLock> g(mu_);  // beside fetches of compute threads of this node (--threads)
-  for (size_t i = 0; i < count; ++i) resident_[first + i] = 1;
 }
 
 void Hlrc::fetch_by_message(size_t page, int home, size_t count) {

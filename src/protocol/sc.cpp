@@ -213,6 +213,7 @@ void Sc::populate_copies(size_t first, size_t count) {
   if (nodes_ == 1 || first >= pages_) return;
   count = std::min({count, pages_ - first, (opt_.prepopulate_bytes - populated_bytes_) / kPageBytes});
   if (count == 0 || !region_->populate(first, count, nodes_)) return;
+  region_->premap_system(first, count);
   populated_bytes_ += count * kPageBytes;
 }
 
