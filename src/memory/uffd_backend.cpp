@@ -286,13 +286,12 @@ class UffdBackend final : public ProtectionBackend {
   }
 
   // Unregistered (make_all_writable: a job of one node), the view is a
-  // plain mapping of the file.  Registered, a page whose entry was dropped
-  // behind its state's back is repaired at its fault (repair), so "may
-  // exist" is enough: the read is right either way, and almost always costs
-  // no fault.
+  // plain mapping of the file.  Registered, a page with access is mapped
+  // (change() sets kMapped with it); one whose entry was dropped behind its
+  // state's back is repaired at its fault (repair), so the read is right
+  // either way, and almost always costs no fault.
   bool mapped_readable(size_t page) const override {
-    if (!registered_.load(std::memory_order_relaxed)) return true;
-    return (state_[page] & kMapped) && Prot(state_[page] & kProtMask) != Prot::none;
+    return !registered_.load(std::memory_order_relaxed) || Prot(state_[page] & kProtMask) != Prot::none;
   }
 
   void change(size_t first, size_t count, Prot prot) {
