@@ -29,16 +29,26 @@ rdsm_stats Stats::snapshot_at(uint64_t now) const {
   rdsm_stats s{};
   const uint64_t start = start_ns.load(std::memory_order_relaxed);
   s.total = ns_to_s(now - start);
-  if (thread_stats_active()) {
-    // Several compute threads: the waits are theirs added up, so the total
-    // is too, and compute stays what is left of it.
-    s.total = 0;
-    for (const ThreadStatsRow &r : thread_stats_snapshot(start, now)) s.total += r.total;
-  }
   s.data_wait = ns_to_s(ld(data_wait_ns));
   s.lock_wait = ns_to_s(ld(lock_wait_ns));
   s.barrier_wait = ns_to_s(ld(barrier_wait_ns));
   s.barrier_protocol = ns_to_s(ld(barrier_protocol_ns));
+  double busy = s.data_wait + s.lock_wait + s.barrier_wait + s.barrier_protocol;
+  s.compute = s.total > busy ? s.total - busy : 0.0;
+  if (thread_stats_active()) {
+    // Several compute threads: the node's times are its threads' rows added
+    // up, taken from the rows themselves.  The node's own wait counters can
+    // differ by a wait another thread added while a reset was zeroing the
+    // node's counters and then the rows (a reset does not stop the others).
+    ThreadStatsRow sum{};
+    for (const ThreadStatsRow &r : thread_stats_snapshot(start, now)) thread_row_accumulate(sum, r);
+    s.total = sum.total;
+    s.compute = sum.compute;
+    s.data_wait = sum.data_wait;
+    s.lock_wait = sum.lock_wait;
+    s.barrier_wait = sum.barrier_wait;
+    s.barrier_protocol = sum.barrier_protocol;
+  }
   s.handler = ns_to_s(ld(handler_ns));
   for (int t = 0; t < kStatsMsgTypes; ++t) {
     double v = ns_to_s(ld(handler_ns_by_type[t]));
@@ -48,8 +58,6 @@ rdsm_stats Stats::snapshot_at(uint64_t now) const {
       default: s.handler_sync += v; break;
     }
   }
-  double busy = s.data_wait + s.lock_wait + s.barrier_wait + s.barrier_protocol;
-  s.compute = s.total > busy ? s.total - busy : 0.0;
   s.read_faults = ld(read_faults);
   s.write_faults = ld(write_faults);
   s.pages_fetched = ld(pages_fetched);

@@ -56,6 +56,28 @@ TEST(ThreadStats, RowsAddUpToTheNode) {
   EXPECT_NEAR(node.compute, rows[0].compute + rows[1].compute, 1e-9);
 }
 
+// A reset zeroes the node's counters, then the rows, while the other
+// threads go on: a fault served in between lands in the node's counter and
+// is then zeroed in its row only.  The node's times must still be its rows'.
+TEST(ThreadStats, AWaitAddedDuringAResetKeepsTheRowsTheNodes) {
+  thread_stats_configure(2);
+  stats().reset();
+  add(stats().data_wait_ns, 1 * kMs);
+  stats().data_wait_ns.fetch_add(2 * kMs);  // what the race leaves: in the node, not in a row
+  stats().barrier_protocol_ns.fetch_add(1 * kMs);
+  const uint64_t now = now_ns();
+  const rdsm_stats node = stats().snapshot_at(now);
+  const std::vector<ThreadStatsRow> rows = thread_stats_snapshot(stats().start_ns.load(), now);
+  thread_stats_leave();
+  ThreadStatsRow sum{};
+  for (const ThreadStatsRow &r : rows) thread_row_accumulate(sum, r);
+  EXPECT_DOUBLE_EQ(sum.data_wait, 0.001);
+  EXPECT_DOUBLE_EQ(node.data_wait, sum.data_wait);
+  EXPECT_DOUBLE_EQ(node.barrier_protocol, sum.barrier_protocol);
+  EXPECT_DOUBLE_EQ(node.compute, sum.compute);
+  EXPECT_DOUBLE_EQ(node.total, sum.total);
+}
+
 TEST(ThreadStats, AWaitAcrossAResetCountsFromTheReset) {
   thread_stats_configure(2);
   std::atomic<bool> waiting{false}, reset{false};
