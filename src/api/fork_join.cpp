@@ -9,7 +9,6 @@
 #include <cstring>
 #include <poll.h>
 #include <string>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -25,10 +24,10 @@
 #include "api/runtime_teardown.hpp"
 #include "api/runtime.hpp"
 #include "api/seed_homes.hpp"
+#include "api/worker_watch.hpp"
 #include "api/splash_order.hpp"
 #include "bootstrap/node_file.hpp"
 #include "common/clock.hpp"
-#include "common/process_cpu.hpp"
 #include "common/error.hpp"
 #include "common/message_signal.hpp"
 #include "memory/region.hpp"
@@ -41,11 +40,7 @@ namespace {
 constexpr uintptr_t kLowRegionBase = 0x40000000;  // 1 GiB
 constexpr uintptr_t kLowRegionTop = 0x100000000;  // 4 GiB
 
-struct Worker {
-  pid_t pid;
-  int pidfd;
-  int rank;
-};
+using Worker = WatchedWorker;
 
 // Private to the master; a worker gets a copy at fork and only reads it.
 struct State {
@@ -64,10 +59,8 @@ struct State {
   SeedPlan seed;  // where the master's data goes at CREATE (seed_homes.hpp)
   // One word per rank, shared with the workers: 1 once the worker has left its job normally (an expected exit).
   std::atomic<uint32_t> *left = nullptr;
-  std::thread watcher;
-  int watcher_stop = -1;
+  WorkerWatch watch;   // the workers of the current job
   std::thread reaper;  // reaps the last job's workers while the master goes on; joined before the next job
-  std::vector<NodeBlock *> beats;  // the workers' node blocks, while the watcher runs
   std::atomic<bool> exiting{false};  // the master is ending the program itself
 };
 // Never destroyed: exit() may end the program while the watcher runs.
@@ -150,6 +143,7 @@ void reap_in_background(const char *call) {
   g.workers.clear();
   g.reaper = std::thread([leaving = std::move(leaving), call] {
     block_message_signal_here();
+    g.watch.finish();  // before the pidfds it polls are closed
     for (const Worker &w : leaving) {
       siginfo_t si{};
       if (waitid(P_PID, (id_t)w.pid, &si, WEXITED) != 0)
@@ -165,100 +159,17 @@ void join_reaper() {
   if (g.reaper.joinable()) g.reaper.join();
 }
 
-// A worker whose heartbeat has not moved for the hang timeout is hung (stopped, frozen): the program ends,
-// naming it, as a launcher ends a job.  As the launcher judges (job.cpp): silent for the timeout, and
-// either stopped or without any CPU time for a second (not just starved).
-struct BeatWatch {
-  std::vector<uint64_t> last, since_ns, cpu, cpu_since_ns;
-  void check() {
-    if (g.base.hang_seconds <= 0) return;
-    uint64_t now = now_ns();
-    const double limit_ns = g.base.hang_seconds * 1e9;
-    last.resize(g.workers.size(), 0);
-    since_ns.resize(g.workers.size(), now);
-    cpu.resize(g.workers.size(), UINT64_MAX);
-    cpu_since_ns.resize(g.workers.size(), now);
-    for (size_t i = 0; i < g.workers.size() && i < g.beats.size(); ++i) {
-      uint64_t beat = g.beats[i]->heartbeat.load(std::memory_order_relaxed);
-      if (beat == 0 || beat != last[i]) {  // not watched yet (or any more), or alive
-        last[i] = beat;
-        since_ns[i] = cpu_since_ns[i] = now;
-        cpu[i] = UINT64_MAX;
-        continue;
-      }
-      bool stopped = false;
-      uint64_t c = process_cpu_ticks(g.workers[i].pid, &stopped);
-      if (c == UINT64_MAX || c != cpu[i]) {
-        cpu[i] = c;
-        cpu_since_ns[i] = now;
-      }
-      if ((double)(now - since_ns[i]) > limit_ns &&
-          (stopped || (double)(now - cpu_since_ns[i]) > std::min(limit_ns, 1e9))) {
-        char why[256];
-        snprintf(why, sizeof why,
-                 "node %d (pid %d) made no progress for %g s (its heartbeat stopped: the process is stopped or "
-                 "frozen; --hang-timeout sets the limit)",
-                 g.workers[i].rank, (int)g.workers[i].pid, g.base.hang_seconds);
-        end_program(why, CLD_EXITED, 1);
-      }
-    }
-  }
-};
-
-// Watches the workers of the current job: the master must not wait forever for a node that is gone or
-// hung.  Looks at an exit without reaping it (WNOWAIT), so that wait_for_end reaps and checks every worker.
-void watch() {
-  std::vector<bool> done(g.workers.size(), false);
-  BeatWatch beats;
-  const int period_ms = g.base.hang_seconds > 0 ? 250 : -1;
-  for (;;) {
-    beats.check();
-    std::vector<pollfd> fds{{g.watcher_stop, POLLIN, 0}};
-    std::vector<size_t> who;
-    for (size_t i = 0; i < g.workers.size(); ++i)
-      if (!done[i]) {
-        fds.push_back({g.workers[i].pidfd, POLLIN, 0});
-        who.push_back(i);
-      }
-    if (poll(fds.data(), fds.size(), period_ms) < 0) {
-      if (errno == EINTR) continue;
-      fatal("fork-join: poll on the workers failed: %s", strerror(errno));
-    }
-    if (fds[0].revents) return;
-    for (size_t j = 1; j < fds.size(); ++j) {
-      if (!fds[j].revents) continue;
-      const Worker &w = g.workers[who[j - 1]];
-      siginfo_t si{};
-      if (waitid(P_PID, (id_t)w.pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) continue;
-      if (g.exiting.load()) return;  // the master killed its workers on its way out
-      std::string why = abnormal_end(w, si.si_code, si.si_status);
-      if (!why.empty()) end_program(why, si.si_code, si.si_status);
-      done[who[j - 1]] = true;
-    }
-  }
-}
-
+// Starts watching the workers of the job just formed (worker_watch.hpp).
 void start_watcher() {
-  if (g.watcher_stop < 0) {
-    g.watcher_stop = eventfd(0, EFD_CLOEXEC);
-    if (g.watcher_stop < 0) fatal("fork-join: eventfd failed: %s", strerror(errno));
-  }
-  for (int fd : g.worker_files) g.beats.push_back(map_node_block(fd));
-  g.watcher = std::thread([] {
-    block_message_signal_here();  // the runtime's thread: it never serves messages
-    watch();
-  });
-}
-
-void stop_watcher() {
-  uint64_t one = 1;
-  if (write(g.watcher_stop, &one, sizeof one) != (ssize_t)sizeof one)
-    fatal("fork-join: cannot stop the worker watcher: %s", strerror(errno));
-  g.watcher.join();
-  for (NodeBlock *b : g.beats) unmap_node_block(b);
-  g.beats.clear();
-  uint64_t drained;
-  if (read(g.watcher_stop, &drained, sizeof drained) < 0) drained = 0;
+  g.watch.start(
+      g.workers, g.worker_files, g.base.hang_seconds,
+      [](const Worker &w, int code, int status) {
+        if (g.exiting.load()) return false;  // the master killed its workers on its way out
+        std::string why = abnormal_end(w, code, status);
+        if (!why.empty()) end_program(why, code, status);
+        return true;
+      },
+      [](const Worker &, const char *why) { end_program(why, CLD_EXITED, 1); });
 }
 
 // Runs a node's share of the workers: fns[0] on the calling thread, the
@@ -297,7 +208,7 @@ std::vector<void (*)()> functions_of(int rank) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != g.master) _exit(1);
   g.worker = true;
-  if (g.watcher_stop >= 0) close(g.watcher_stop);
+  g.watch.close_in_worker();
   runtime_build(job_options(nodes, rank, files),
                 [&](Runtime &rt) { take_seeded_share(g.seed, *rt.protocol, nodes, rank, g.file0, files[rank]); });
   // The master allocated and set up everything so far: shared data this worker will read.
@@ -398,9 +309,9 @@ void record_worker_stats(int nodes) {
 // Waits until every worker of the job has finalized (its node block, which
 // the watcher has mapped, says so) or has ended.
 void wait_workers_finalized() {
-  for (size_t i = 0; i < g.workers.size() && i < g.beats.size(); ++i) {
+  for (size_t i = 0; i < g.workers.size() && i < g.watch.blocks().size(); ++i) {
     for (;;) {
-      if (g.beats[i]->state.load(std::memory_order_acquire) == kNodeFinalized) break;
+      if (g.watch.blocks()[i]->state.load(std::memory_order_acquire) == kNodeFinalized) break;
       pollfd ended{g.workers[i].pidfd, POLLIN, 0};
       if (poll(&ended, 1, 0) > 0) {
         // Gone before it finalized: the program ends here, not when the reaper gets to it.
@@ -445,7 +356,7 @@ void back_to_one_node(const char *call) {
   runtime_build(job_options(1, 0, {g.file0}), {}, true);
   map_adopted_runs(runtime_for(call).protocol->region(), data_offset);  // before the files close
   tear_down_kept_in_background();
-  stop_watcher();
+  g.watch.request_stop();  // the reaper waits for it
   record_worker_stats((int)g.workers.size() + 1);
   reap_in_background(call);
   close_in_background(std::move(g.worker_files));
