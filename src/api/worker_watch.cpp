@@ -65,6 +65,7 @@ class HangCheck {
 
 void WorkerWatch::start(const std::vector<WatchedWorker> &workers, const std::vector<int> &files,
                         double hang_seconds, Ended ended, Hung hung) {
+  finish();  // the last job's watching, if nobody ended it (a no-op otherwise)
   if (stop_fd_ < 0) {
     stop_fd_ = eventfd(0, EFD_CLOEXEC);
     if (stop_fd_ < 0) fatal("fork-join: eventfd failed: %s", strerror(errno));
