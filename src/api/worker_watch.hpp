@@ -5,11 +5,11 @@
 // without reaping it, WNOWAIT: the master reaps) and, every quarter of a
 // second, their heartbeats.
 //
-// Stopping is asked for, not waited for.  The thread wakes on the request
-// within microseconds, but on a machine whose cores are all busy (the
-// workers tearing themselves down at WAIT_FOR_END) waiting for it to be
-// scheduled and to end took the master 0.05 to 3.5 ms, a few percent of a
-// SPLASH FFT's parallel time at 2 nodes.  The thread, its descriptors and
+// Stopping is asked for, not waited for.  The request is one write, but
+// waiting for the thread to be scheduled and to end, on a machine whose
+// cores are busy (the workers tearing themselves down at WAIT_FOR_END),
+// took the master 0.05 to 3.5 ms, a few percent of a SPLASH FFT's parallel
+// time at 2 nodes.  The thread, its descriptors and
 // the workers' node blocks are released by finish(), which the thread that
 // reaps the workers calls first: the pidfds the watcher polls are closed
 // only after it has gone.
