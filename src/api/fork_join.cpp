@@ -81,13 +81,15 @@ Options job_options(int nodes, int rank, const std::vector<int> &files) {
   o.nodes = nodes;
   o.rank = rank;
   o.node_fds = format_fd_list(files);
-  // A launcher reads only the master's node block; a worker's block is read by the master (its
-  // statistics, and its heartbeat, which the master watches as a launcher watches its nodes).
+  // A launcher reads only the master's node block; a worker's block is read
+  // by the master (its statistics, and its heartbeat, which the master
+  // watches as a launcher watches its nodes).
   o.launched = rank == 0 ? g.base.launched : true;
   return o;
 }
 
-// Clears the master's file but its node block and what the next job keeps (fork_join.hpp): zeroed rings, etc.
+// Clears the master's file but its node block and what the next job keeps (fork_join.hpp): zeroed rings,
+// directories and versions.
 struct KeptRange {
   uint64_t begin, end;
 };
@@ -245,7 +247,7 @@ void form(const char *call) {
   materialize_adopted_runs(rt.protocol->region(), data_offset, g.file0);
   // The master's data is spread over the job's nodes by allocation (seed_homes.hpp); what it never wrote goes
   // there too where homes migrate, else to the first node to touch it.
-  // What the master wrote is mostly mapped in its view still: read there.
+  // Most of what the master wrote is still mapped in its view: read there.
   const SharedRegion &view = rt.protocol->region();
   g.seed = plan_seeded_homes(held_page_runs(g.file0, data_offset, (rt.allocator->used_bytes() + 4095) / 4096, 16,
                                             [&view](uint64_t p) { return view.readable_app_page(p); }),
@@ -285,8 +287,8 @@ void form(const char *call) {
 
 static_assert(kMaxForkJoinNodes <= kMaxForkedRanks, "the master's node block holds every worker's statistics");
 
-// Adds the workers' statistics of the job that just ended to the master's node block, where a launcher
-// finds them (summed per rank over the jobs).
+// Adds the workers' statistics of the job that just ended to the master's
+// node block, where a launcher finds them (summed per rank over the jobs).
 void record_worker_stats(int nodes) {
   if (!g.base.launched) return;
   NodeBlock *master = map_node_block(g.file0);
@@ -314,7 +316,8 @@ void wait_workers_finalized() {
       if (g.watch.blocks()[i]->state.load(std::memory_order_acquire) == kNodeFinalized) break;
       pollfd ended{g.workers[i].pidfd, POLLIN, 0};
       if (poll(&ended, 1, 0) > 0) {
-        // Gone before it finalized: the program ends here, not when the reaper gets to it.
+        // Gone before it finalized: the program ends here, before the
+        // master goes on, rather than when the reaper gets to it.
         siginfo_t si{};
         if (waitid(P_PID, (id_t)g.workers[i].pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0) {
           std::string why = abnormal_end(g.workers[i], si.si_code, si.si_status);

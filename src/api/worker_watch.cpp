@@ -79,7 +79,8 @@ void WorkerWatch::start(const std::vector<WatchedWorker> &workers, const std::ve
   });
 }
 
-void WorkerWatch::run(std::vector<WatchedWorker> workers, double hang_seconds, Ended ended, Hung hung) {
+void WorkerWatch::run(const std::vector<WatchedWorker> &workers, double hang_seconds, const Ended &ended,
+                      const Hung &hung) {
   std::vector<bool> done(workers.size(), false);
   HangCheck hang(workers.size(), hang_seconds);
   const int period_ms = hang_seconds > 0 ? 250 : -1;

@@ -56,7 +56,7 @@ class WorkerWatch {
   void close_in_worker();
 
  private:
-  void run(std::vector<WatchedWorker> workers, double hang_seconds, Ended ended, Hung hung);
+  void run(const std::vector<WatchedWorker> &workers, double hang_seconds, const Ended &ended, const Hung &hung);
 
   std::thread thread_;
   int stop_fd_ = -1;  // an eventfd, kept from one job to the next
