@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <vector>
 
+#include "common/bits.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/futex.hpp"
@@ -127,7 +128,7 @@ void EmuFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t coun
 void EmuFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
                            size_t n) {
   size_t bytes = 0;  // only the bytes the mask selects travel
-  for (size_t i = 0; i < n / 64; ++i) bytes += (size_t)__builtin_popcountll(mask[i]);
+  for (size_t i = 0; i < n / 64; ++i) bytes += count_bits(mask[i]);
   posted(dst, bytes);
   base_->put_masked(dst, seg, off, src, mask, n);
 }

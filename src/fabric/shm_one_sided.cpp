@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "common/bits.hpp"
 #include "common/error.hpp"
 #include "fabric/mapped_ops.hpp"
 #include "fabric/masked_copy.hpp"
@@ -67,7 +68,7 @@ void ShmFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *
   uint8_t *p = target("put_masked", dst, seg, off, n);
   if (trace::on()) {  // only the bytes the mask selects travel
     uint64_t bytes = 0;
-    for (size_t i = 0; i < n / 64; ++i) bytes += (uint64_t)__builtin_popcountll(mask[i]);
+    for (size_t i = 0; i < n / 64; ++i) bytes += count_bits(mask[i]);
     traced(rank_, dst, trace::OpClass::put, bytes);
   }
   masked_copy(p, static_cast<const uint8_t *>(src), mask, n);

@@ -5,6 +5,7 @@
 // for; it ends with the requestor's acknowledgement, which starts the next.
 #include <sched.h>
 
+#include "common/bits.hpp"
 #include "common/error.hpp"
 #include "protocol/sc.hpp"
 
@@ -101,7 +102,7 @@ void Sc::start_request(int requestor, uint32_t page, bool write, sc::Outbox &out
     out.post(server, sc::kOrder, o);
   };
   uint32_t others = 0;  // readers besides the requestor
-  for (size_t w = 0; w < reader_words_; ++w) others += (uint32_t)__builtin_popcountll(set[w]);
+  for (size_t w = 0; w < reader_words_; ++w) others += count_bits(set[w]);
   if (has(set, requestor)) --others;
 
   if (owner < 0) {
