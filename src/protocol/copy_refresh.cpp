@@ -90,7 +90,7 @@ void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {
       r = (uint8_t)((r & kLevelMask) | ((r & kRoundsMask) - 1));
       const bool kept = state_[p] == kWritable;
       if (k < got) {
-        if (kept) memcpy(twin(p), region_->sys_page(p), kPageBytes);  // the base of the next diff
+        if (kept) memcpy(twin_to_write(p, true), region_->sys_page(p), kPageBytes);  // the base of the next diff
         continue;
       }
       // Not new enough at that home: dropped (fetch_pages counted it out).

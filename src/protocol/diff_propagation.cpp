@@ -117,7 +117,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
           f_.put_masked(home, data_seg_.id, (uint64_t)p * kPageBytes, page, mask, kPageBytes);
           add(stats().diff_ops);
           bytes = rp.bytes;
-          if (keep_twin) memcpy(twin(p), page, kPageBytes);
+          if (keep_twin) memcpy(twin_to_write(p, true), page, kPageBytes);
           if (repeat) {
             repeat_masked_.push_back(p);
             repeat_masks_.insert(repeat_masks_.end(), mask, mask + kPageBytes / 64);
@@ -127,7 +127,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
           for (size_t r = rp.first; r < rp.first + rp.count; ++r) {
             uint64_t off = (uint64_t)p * kPageBytes + runs[r].off;
             bytes += runs[r].len;
-            if (keep_twin) memcpy(twin(p) + runs[r].off, page + runs[r].off, runs[r].len);
+            if (keep_twin) memcpy(twin_to_write(p, false) + runs[r].off, page + runs[r].off, runs[r].len);
             add_piece(off, page + runs[r].off, runs[r].len);
             if (repeat) repeat_pieces_.push_back({off, page + runs[r].off, runs[r].len});
           }
@@ -150,7 +150,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
         add(stats().diff_ops);
         const bool keep_twin = keeps_twin(p, keep);
-        if (keep_twin) memcpy(twin(p), page, kPageBytes);
+        if (keep_twin) memcpy(twin_to_write(p, true), page, kPageBytes);
         done_with(p, keep_twin, kPageBytes);
       } else if (count >= kWholeMinRuns && masked) {
         runs_pages.push_back({p, masks.size() / (kPageBytes / 64), 0, masked_bytes});
@@ -206,7 +206,7 @@ void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval
     int home = home_[p];
     size_t len = diff_encode(twin(p), region_->sys_page(p), kPageBytes, diff.data());
     if (keeps_twin(p, keep))
-      memcpy(twin(p), region_->sys_page(p), kPageBytes);
+      memcpy(twin_to_write(p, true), region_->sys_page(p), kPageBytes);
     else
       free_twin(p);
     if (len && changed) changed->push_back(p);

@@ -245,10 +245,8 @@ void Hlrc::take_twin_slot(size_t page) {
 
 void Hlrc::free_twin(size_t page) {
   races::PageLocks::Hold hold(twin_locks_, page);  // --races: a home page's twin, against the diff handler
-  if (twin_slot_[page] >= 0) {
-    pool_free_[pool_free_count_++] = (uint32_t)twin_slot_[page];
-    twin_slot_[page] = -1;
-  }
+  if (twin_slot_[page] >= 0) pool_free_[pool_free_count_++] = (uint32_t)twin_slot_[page];
+  twin_slot_[page] = -1;  // a zero twin's too (zero_twins.cpp)
   has_twin_[page] = 0;
 }
 
@@ -261,8 +259,7 @@ void Hlrc::note_written(size_t page) {
 
 void Hlrc::make_writable(size_t page) {
   if (home_[page] != self_) {
-    take_twin_slot(page);
-    memcpy(twin(page), region_->sys_page(page), kPageBytes);
+    twin_from_copy(page, false);
     has_twin_[page] = 1;
     add(stats().twins);
   } else {

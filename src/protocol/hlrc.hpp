@@ -42,6 +42,7 @@
 #include "protocol/presets.hpp"
 #include "protocol/protocol.hpp"
 #include "protocol/stride_run.hpp"
+#include "protocol/twin_copy.hpp"
 #include "races/page_locks.hpp"
 #include "races/race_recorder.hpp"
 #include "rdsm.h"
@@ -129,10 +130,9 @@ class Hlrc final : public Protocol {
   static bool fault_in_signal(void *self, size_t page, bool write);
   // Makes an accessible page writable (twin if not home); mu_ held.
   void make_writable(size_t page);
-  // Scan mode (DetectAxis::scan): the backend lets writes to valid pages through, so a copy is twinned
-  // when it arrives (twin_fetched), and the written pages are found by a scan at release, or at an acquire
-  // that drops copies (collect_scanned_writes, which notes them as written; the scan watches them again;
-  // a home page nobody copied becomes untracked and unwatched).
+  // Scan mode (DetectAxis::scan): writes to valid pages go through, so copies are twinned as they arrive
+  // (twin_fetched), and a scan at release, or at an acquire that drops copies, finds the written pages
+  // (collect_scanned_writes: noted written and watched again; a home page nobody copied goes unwatched).
   bool scan_ = false;
   void twin_fetched(size_t first, size_t count);
   void collect_scanned_writes();
@@ -144,14 +144,16 @@ class Hlrc final : public Protocol {
   void uncount_copy(size_t page);
   void send_uncounts();
   std::vector<std::pair<int, uint32_t>> uncounts_;  // (home, page) to count out
-  // Home pages a fault may map at once with the faulting one.
-  static constexpr size_t kHomeFaultRun = 64;
-  uint8_t *twin(size_t page) {
-    int32_t slot = twin_slot_[page];
-    return slot >= 0 ? twin_pool_ + (size_t)slot * kPageBytes : twins_ + page * kPageBytes;
+  static constexpr size_t kHomeFaultRun = 64;  // home pages a fault may map at once with the faulting one
+  // A twin to read (kZeroTwin: kZeroPage); one to write comes from twin_to_write (zero_twins.cpp).
+  const uint8_t *twin(size_t page) const {
+    int32_t s = twin_slot_[page];
+    return s >= 0 ? twin_pool_ + (size_t)s * kPageBytes : s == kZeroTwin ? kZeroPage : twins_ + page * kPageBytes;
   }
-  // Picks the twin's memory for a page about to be twinned; mu_ held.
-  void take_twin_slot(size_t page);
+  uint8_t *twin_to_write(size_t page, bool whole);  // mu_ held; `whole`: all of it is written
+  void twin_from_copy(size_t page, bool streaming);  // twins a copy as it is now; mu_ held
+  static constexpr int32_t kZeroTwin = -2;          // twin_slot_: an all-zero twin, no memory of its own
+  void take_twin_slot(size_t page);  // picks the memory of a page's twin (pool slot, or arena); mu_ held
   void close_interval();  // with mu_ held
   void apply_notices(const NoticeSet &s);
   uint32_t open_interval() const { return notices_.vc_of(self_) + 1; }
@@ -319,9 +321,7 @@ class Hlrc final : public Protocol {
   // ---- lock-ahead axis (lock_ahead.cpp)
   // What a releaser keeps with an atomic lock after its timestamp: its rank
   // and the interval its release closed (0: it wrote nothing).
-  struct LockHolder {
-    uint32_t rank, interval;
-  };
+  struct LockHolder { uint32_t rank, interval; };
   sync::Bytes lock_release_bytes() const;
   // Acquired with `kept` from the last holder: opens the pages it wrote
   // under the lock (at most kLockAheadPages); sync_mu_ held, not mu_.

@@ -76,8 +76,7 @@ void Hlrc::setup_race_recording() {
 void Hlrc::twin_home_page(size_t page) {
   races::PageLocks::Hold hold(twin_locks_, page);
   if (has_twin_[page]) return;
-  take_twin_slot(page);
-  memcpy(twin(page), region_->sys_page(page), kPageBytes);
+  twin_from_copy(page, false);  // a real copy: zero twins are not made under --races
   has_twin_[page] = 1;
   add(stats().twins);
 }
@@ -118,7 +117,7 @@ bool Hlrc::apply_diff_at_home(uint32_t page, const uint8_t *diff, size_t len) {
   if (!races_) return diff_apply(copy, kPageBytes, diff, len);
   races::PageLocks::Hold hold(twin_locks_, page);
   if (home_[page] == self_ && has_twin_[page]) {
-    uint8_t *base = twin(page);
+    uint8_t *base = twin_to_write(page, false);
     // Bytes the home changed in its open interval that this diff
     // overwrites: after it page and twin agree on them, so they are
     // recorded for the home now.

@@ -334,9 +334,9 @@ void Hlrc::refresh_home_twin(size_t page, bool streaming) {
   // as a write of the home's own.
   twin_others_versions_[page] = others_versions(page);
   if (streaming)
-    copy_to_twin(twin(page), region_->sys_page(page), kPageBytes);
+    copy_to_twin(twin_to_write(page, true), region_->sys_page(page), kPageBytes);
   else
-    memcpy(twin(page), region_->sys_page(page), kPageBytes);
+    memcpy(twin_to_write(page, true), region_->sys_page(page), kPageBytes);
 }
 
 uint32_t Hlrc::others_versions(size_t page) {

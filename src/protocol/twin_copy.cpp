@@ -46,4 +46,6 @@ void copy_to_twin_with(SimdIsa isa, uint8_t *dst, const uint8_t *src, size_t n) 
 
 void copy_to_twin(uint8_t *dst, const uint8_t *src, size_t n) { copy_to_twin_with(best_simd_isa(), dst, src, n); }
 
+alignas(4096) const uint8_t kZeroPage[4096] = {};
+
 }  // namespace rdsm

@@ -20,6 +20,11 @@
 
 namespace rdsm {
 
+// A page of zeros, read-only: the twin of every copy twinned while all
+// zeros (Hlrc::twin_from_copy), such as an output array's pages at their
+// first write.  A write into it is a bug, and faults.
+extern const uint8_t kZeroPage[4096];
+
 // Copies n bytes from src to dst, with streaming stores where the CPU has
 // them, n is a multiple of 256 and dst is 64-byte aligned (a twin is),
 // else with memcpy.  The stores are ordered (sfence) before it returns.

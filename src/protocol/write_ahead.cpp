@@ -162,11 +162,10 @@ void Hlrc::open_ahead(size_t first, size_t count) {
   for (size_t q = first; q < first + count; ++q) {
     if (home_[q] == self_) home_starts_writing(q);
     races::PageLocks::Hold hold(twin_locks_, q);  // --races: a home page's twin, against the diff handler
-    take_twin_slot(q);
     // Streamed: a page opened ahead is compared at the release that ends
     // the stream or scatter it belongs to, after the rest of it was written
     // (twin_copy.hpp).
-    copy_to_twin(twin(q), region_->sys_page(q), kPageBytes);
+    twin_from_copy(q, true);
     has_twin_[q] = 1;
     state_[q] = kWritable;
     kept_[q] = kKeptAhead;

@@ -18,7 +18,7 @@ void Hlrc::twin_fetched(size_t first, size_t count) {
       has_twin_[p] = 1;
       add(stats().twins);
     }
-    memcpy(twin(p), region_->sys_page(p), kPageBytes);
+    memcpy(twin_to_write(p, true), region_->sys_page(p), kPageBytes);
   }
 }
 
