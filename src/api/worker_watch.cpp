@@ -1,6 +1,5 @@
 #include "api/worker_watch.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,57 +10,10 @@
 
 #include "common/clock.hpp"
 #include "common/error.hpp"
+#include "common/hang_watch.hpp"
 #include "common/message_signal.hpp"
-#include "common/process_cpu.hpp"
 
 namespace rdsm {
-
-namespace {
-
-// A worker whose heartbeat has not moved for the hang timeout is hung
-// (stopped, frozen), as a launcher judges its nodes (job.cpp): silent for
-// the timeout, and either stopped or without any CPU time for a second
-// (not just starved).
-class HangCheck {
- public:
-  HangCheck(size_t workers, double hang_seconds)
-      : limit_ns_(hang_seconds * 1e9),
-        last_(workers, 0),
-        since_ns_(workers, now_ns()),
-        cpu_(workers, UINT64_MAX),
-        cpu_since_ns_(workers, now_ns()) {}
-
-  // The first hung worker, or -1.
-  ptrdiff_t check(const std::vector<WatchedWorker> &workers, const std::vector<NodeBlock *> &blocks) {
-    if (limit_ns_ <= 0) return -1;
-    const uint64_t now = now_ns();
-    for (size_t i = 0; i < workers.size() && i < blocks.size(); ++i) {
-      const uint64_t beat = blocks[i]->heartbeat.load(std::memory_order_relaxed);
-      if (beat == 0 || beat != last_[i]) {  // not watched yet (or any more), or alive
-        last_[i] = beat;
-        since_ns_[i] = cpu_since_ns_[i] = now;
-        cpu_[i] = UINT64_MAX;
-        continue;
-      }
-      bool stopped = false;
-      const uint64_t c = process_cpu_ticks(workers[i].pid, &stopped);
-      if (c == UINT64_MAX || c != cpu_[i]) {
-        cpu_[i] = c;
-        cpu_since_ns_[i] = now;
-      }
-      if ((double)(now - since_ns_[i]) > limit_ns_ &&
-          (stopped || (double)(now - cpu_since_ns_[i]) > std::min(limit_ns_, 1e9)))
-        return (ptrdiff_t)i;
-    }
-    return -1;
-  }
-
- private:
-  double limit_ns_;
-  std::vector<uint64_t> last_, since_ns_, cpu_, cpu_since_ns_;
-};
-
-}  // namespace
 
 void WorkerWatch::start(const std::vector<WatchedWorker> &workers, const std::vector<int> &files,
                         double hang_seconds, Ended ended, Hung hung) {
@@ -82,16 +34,21 @@ void WorkerWatch::start(const std::vector<WatchedWorker> &workers, const std::ve
 void WorkerWatch::run(const std::vector<WatchedWorker> &workers, double hang_seconds, const Ended &ended,
                       const Hung &hung) {
   std::vector<bool> done(workers.size(), false);
-  HangCheck hang(workers.size(), hang_seconds);
+  // A worker whose heartbeat has not moved for the hang timeout is hung,
+  // as a launcher judges its nodes (hang_watch.hpp).
+  HangWatch hang(workers.size(), hang_seconds, now_ns());
   const int period_ms = hang_seconds > 0 ? 250 : -1;
   for (;;) {
-    if (ptrdiff_t i = hang.check(workers, blocks_); i >= 0) {
+    const uint64_t now = now_ns();
+    for (size_t i = 0; i < workers.size() && i < blocks_.size(); ++i) {
+      if (!hang.hung(i, blocks_[i]->heartbeat.load(std::memory_order_relaxed), true, workers[i].pid, now)) continue;
       char why[256];
       snprintf(why, sizeof why,
                "node %d (pid %d) made no progress for %g s (its heartbeat stopped: the process is stopped or "
                "frozen; --hang-timeout sets the limit)",
-               workers[(size_t)i].rank, (int)workers[(size_t)i].pid, hang_seconds);
-      hung(workers[(size_t)i], why);
+               workers[i].rank, (int)workers[i].pid, hang_seconds);
+      hung(workers[i], why);
+      break;
     }
     std::vector<pollfd> fds{{stop_fd_, POLLIN, 0}};
     std::vector<size_t> who;

@@ -7,13 +7,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bootstrap/node_file.hpp"
 #include "common/clock.hpp"
-#include "common/process_cpu.hpp"
+#include "common/hang_watch.hpp"
 #include "launcher/signal_channel.hpp"
 #include "launcher/signals.hpp"
 #include "launcher/spawn.hpp"
@@ -85,13 +86,7 @@ class Job {
   SignalChannel signals_;
   std::vector<int> fds_;
   std::vector<NodeBlock *> blocks_;
-  std::vector<uint64_t> last_beat_, last_beat_ns_, last_cpu_, cpu_moved_ns_;
-  // Hang detection: node `node`'s CPU time was seen to change (to `cpu`) at
-  // `now`; returns `now`.
-  uint64_t last_cpu_moved(size_t node, uint64_t now, uint64_t cpu);
-  // A silent node is hung only once its CPU time has also stood still this
-  // long (or the whole timeout, if shorter).
-  static constexpr double kCpuStillNs = 1e9;
+  std::optional<HangWatch> hang_;  // from the first look at the heartbeats
   pid_t pgid_ = 0;
   int running_ = 0;
   JobResult result_;
@@ -213,37 +208,12 @@ void Job::reap(std::vector<Failure> *failures) {
   }
 }
 
-uint64_t Job::last_cpu_moved(size_t node, uint64_t now, uint64_t cpu) {
-  last_cpu_[node] = cpu;
-  cpu_moved_ns_[node] = now;
-  return now;
-}
-
 void Job::find_hung(std::vector<Failure> *failures) {
-  uint64_t now = now_ns();
-  if (last_beat_.empty()) {
-    last_beat_.assign(blocks_.size(), 0);
-    last_beat_ns_.assign(blocks_.size(), now);
-    last_cpu_.assign(blocks_.size(), UINT64_MAX);
-    cpu_moved_ns_.assign(blocks_.size(), now);
-  }
-  const double limit_ns = cfg_.hang_seconds * 1e9;
+  const uint64_t now = now_ns();
+  if (!hang_) hang_.emplace(blocks_.size(), cfg_.hang_seconds, now);
   for (size_t i = 0; i < blocks_.size(); ++i) {
-    uint64_t beat = blocks_[i]->heartbeat.load(std::memory_order_relaxed);
-    // 0: not in a job (not started, between a fork-join master's jobs, ended).
-    if (beat == 0 || beat != last_beat_[i] || result_.nodes[i].ended) {
-      last_beat_[i] = beat;
-      last_beat_ns_[i] = last_cpu_moved(i, now, UINT64_MAX);
-      continue;
-    }
-    // Silent: is any of its threads running at all?  A starved node on an
-    // overloaded machine still gets CPU time now and then; a stopped or
-    // frozen one gets none (process_cpu.hpp).
-    bool stopped = false;
-    uint64_t cpu = process_cpu_ticks(result_.nodes[i].pid, &stopped);
-    if (cpu == UINT64_MAX || cpu != last_cpu_[i]) last_cpu_moved(i, now, cpu);
-    if ((double)(now - last_beat_ns_[i]) > limit_ns &&
-        (stopped || (double)(now - cpu_moved_ns_[i]) > std::min(limit_ns, kCpuStillNs)))
+    const uint64_t beat = blocks_[i]->heartbeat.load(std::memory_order_relaxed);
+    if (hang_->hung(i, beat, !result_.nodes[i].ended, result_.nodes[i].pid, now))
       failures->push_back({i, Cause::no_heartbeat, 0});
   }
 }

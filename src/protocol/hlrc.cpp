@@ -260,7 +260,6 @@ void Hlrc::note_written(size_t page) {
 void Hlrc::make_writable(size_t page) {
   if (home_[page] != self_) {
     twin_from_copy(page, false);
-    has_twin_[page] = 1;
     add(stats().twins);
   } else {
     // The home's copy is the master: no twin; the write is noted so that

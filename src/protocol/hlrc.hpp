@@ -151,7 +151,7 @@ class Hlrc final : public Protocol {
     return s >= 0 ? twin_pool_ + (size_t)s * kPageBytes : s == kZeroTwin ? kZeroPage : twins_ + page * kPageBytes;
   }
   uint8_t *twin_to_write(size_t page, bool whole);  // mu_ held; `whole`: all of it is written
-  void twin_from_copy(size_t page, bool streaming);  // twins a copy as it is now; mu_ held
+  void twin_from_copy(size_t page, bool streaming);  // gives a copy its twin, as it is now; mu_ held
   static constexpr int32_t kZeroTwin = -2;          // twin_slot_: an all-zero twin, no memory of its own
   void take_twin_slot(size_t page);  // picks the memory of a page's twin (pool slot, or arena); mu_ held
   void close_interval();  // with mu_ held

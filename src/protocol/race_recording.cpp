@@ -77,7 +77,6 @@ void Hlrc::twin_home_page(size_t page) {
   races::PageLocks::Hold hold(twin_locks_, page);
   if (has_twin_[page]) return;
   twin_from_copy(page, false);  // a real copy: zero twins are not made under --races
-  has_twin_[page] = 1;
   add(stats().twins);
 }
 

@@ -166,7 +166,6 @@ void Hlrc::open_ahead(size_t first, size_t count) {
     // the stream or scatter it belongs to, after the rest of it was written
     // (twin_copy.hpp).
     twin_from_copy(q, true);
-    has_twin_[q] = 1;
     state_[q] = kWritable;
     kept_[q] = kKeptAhead;
     kept_list_[kept_count_++] = (uint32_t)q;

@@ -28,6 +28,7 @@ void Hlrc::twin_from_copy(size_t page, bool streaming) {
   // would have seen it.
   if (!races_ && !scan_ && !pages_differ(copy, kZeroPage, kPageBytes)) {
     twin_slot_[page] = kZeroTwin;
+    has_twin_[page] = 1;
     return;
   }
   take_twin_slot(page);
@@ -36,6 +37,7 @@ void Hlrc::twin_from_copy(size_t page, bool streaming) {
     copy_to_twin(twin, copy, kPageBytes);
   else
     memcpy(twin, copy, kPageBytes);
+  has_twin_[page] = 1;
 }
 
 uint8_t *Hlrc::twin_to_write(size_t page, bool whole) {
