@@ -26,11 +26,20 @@ std::string tmp_root() {
   return tmp && *tmp ? tmp : "/tmp";
 }
 
-void remove_files(const std::string &dir) {
+// The directory and everything in it, subdirectories too (another
+// program's, such as an MPI's session files, may be in it); symbolic links
+// are removed, not followed.
+void remove_tree(const std::string &dir) {
   if (DIR *d = opendir(dir.c_str())) {
     while (dirent *e = readdir(d)) {
       std::string entry = e->d_name;
-      if (entry != "." && entry != "..") unlink((dir + "/" + entry).c_str());
+      if (entry == "." || entry == "..") continue;
+      std::string path = dir + "/" + entry;
+      struct stat st;
+      if (lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        remove_tree(path);
+      else
+        unlink(path.c_str());
     }
     closedir(d);
   }
@@ -52,7 +61,7 @@ void sweep_abandoned(const std::string &root, const std::string &name) {
     if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
     int fd = open((dir + "/" + kOwner).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) continue;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) remove_files(dir);  // its maker is gone
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) remove_tree(dir);  // its maker is gone
     close(fd);
   }
   closedir(d);
@@ -73,7 +82,7 @@ std::string make_temp_dir(const char *name, std::string *tried) {
   if (fd < 0 || flock(fd, LOCK_EX) != 0 || rename(temp.c_str(), (dir + "/" + kOwner).c_str()) != 0) {
     int saved = errno;
     if (fd >= 0) close(fd);
-    remove_files(dir);
+    remove_tree(dir);
     if (tried) *tried = dir;
     errno = saved;
     return "";
@@ -84,7 +93,7 @@ std::string make_temp_dir(const char *name, std::string *tried) {
 }
 
 void remove_temp_dir(const std::string &dir) {
-  remove_files(dir);
+  remove_tree(dir);
   std::lock_guard<std::mutex> g(g_mu);
   auto it = g_locks.find(dir);
   if (it != g_locks.end()) {

@@ -17,8 +17,8 @@ namespace rdsm {
 // errno set and *tried (if given) the path it tried.
 std::string make_temp_dir(const char *name, std::string *tried = nullptr);
 
-// Removes the directory's files and the directory, and lets go of its lock
-// if this process holds it.  The directory holds files only.
+// Removes the directory and all it holds, subdirectories included, and
+// lets go of its lock if this process holds it.
 void remove_temp_dir(const std::string &dir);
 
 }  // namespace rdsm

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/clock.hpp"
+#include "common/temp_dir.hpp"
 #include "common/usable_cpus.hpp"
 #include "launcher/mpi_stats.hpp"
 #include "launcher/mpi_supervise.hpp"
@@ -67,7 +68,7 @@ void set(const char *name, const std::string &value) {
 
 }  // namespace
 
-std::vector<std::string> mpirun_command(const RunConfig &cfg) {
+std::vector<std::string> mpirun_command(const RunConfig &cfg, const std::string &session_base) {
   if (!kConfiguredMpirun)
     throw UsageError("--fabric mpi: this rdsm was built without the mpi fabric; build it with the CMake option "
                      "-DRDSM_MPI=ON (tools/deps.sh --mpi installs Open MPI)");
@@ -141,6 +142,16 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg) {
   // The one-sided component that works (mpi_environment.cpp); a choice the
   // user made in the environment stays.
   if (!getenv("OMPI_MCA_osc")) argv.insert(argv.end(), {"--mca", "osc", "ucx"});
+  // mpirun's session files (and those of the ranks it starts on this host)
+  // go under the launcher's own directory, which it removes when the job
+  // has ended, however it ended: mpirun leaves them in /tmp when it is
+  // killed.  mpirun takes the place from TMPDIR, and so the ranks on this
+  // host get it as their TMPDIR too, a directory of the job's own as a
+  // batch system gives (with any other, Open MPI leaves their shared-memory
+  // segments in /dev/shm).  Open MPI's parameter for mpirun's place alone
+  // (orte_local_tmpdir_base) makes every rank refuse to start.
+  if (!session_base.empty() && !getenv("OMPI_MCA_orte_tmpdir_base") && !getenv("OMPI_MCA_orte_local_tmpdir_base"))
+    setenv("TMPDIR", session_base.c_str(), 1);
   if (cfg.timeout_seconds > 0)
     argv.insert(argv.end(), {"--timeout", std::to_string((long)std::ceil(cfg.timeout_seconds))});
   // Every RDSM_* setting reaches the ranks on other hosts too.
@@ -158,14 +169,27 @@ JobResult run_mpirun(const RunConfig &cfg) {
   JobResult result;
   std::vector<std::string> args;
   RankWatch watch;  // before the command: it sets an RDSM_* variable
+  // Without it mpirun keeps its session files in the default place.
+  const std::string session_base = make_temp_dir("rdsm-mpi");
+  const char *tmpdir = getenv("TMPDIR");  // the launcher's own, back once mpirun has ended
+  const std::string user_tmpdir = tmpdir ? tmpdir : "";
+  auto end_session = [&] {
+    if (session_base.empty()) return;
+    remove_temp_dir(session_base);
+    if (tmpdir)
+      setenv("TMPDIR", user_tmpdir.c_str(), 1);
+    else
+      unsetenv("TMPDIR");
+  };
   try {
-    args = mpirun_command(cfg);
+    args = mpirun_command(cfg, session_base);
   } catch (const UsageError &e) {
     fprintf(stderr, "rdsm: error: %s\n", e.what());
     result.end = JobEnd::start_failed;
     result.exit_status = 2;
     result.error = e.what();
     result.nodes.assign((size_t)cfg.nodes, NodeRecord{});
+    end_session();
     return result;
   }
   std::vector<std::string> stats_lines;
@@ -178,6 +202,7 @@ JobResult run_mpirun(const RunConfig &cfg) {
     result.error = "mpirun ended the job with exit status " + std::to_string(result.exit_status) +
                    " (the messages above name the rank that failed)";
   }
+  end_session();
   take_mpi_stats(stats_lines, cfg.nodes, &result);
   return result;
 }

@@ -14,7 +14,8 @@ namespace rdsm::launcher {
 // The mpirun command line for `cfg` (argv, the mpirun path first) and the
 // RDSM_* settings it exports, set in this process's environment.  Throws
 // UsageError when this rdsm has no mpi fabric or no Open MPI mpirun is found.
-std::vector<std::string> mpirun_command(const RunConfig &cfg);
+// Open MPI's session files on this host go under `session_base` (if not "").
+std::vector<std::string> mpirun_command(const RunConfig &cfg, const std::string &session_base);
 
 // Runs the job under mpirun (mpi_supervise.hpp): its outcome and the
 // ranks' statistics (mpi_stats.hpp), as run_job gives them on one host.

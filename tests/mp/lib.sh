@@ -190,6 +190,20 @@ check_shm() {
   return 0
 }
 
+# private_tmpdir / check_tmpdir: what the job's processes make under
+# $TMPDIR (an MPI's session files among them) goes to a directory of this
+# test's, which must be empty again once the job has ended.
+private_tmpdir() {
+  export TMPDIR=$MP_TMP/tmpdir
+  mkdir -p "$TMPDIR" || fail "cannot make $TMPDIR"
+}
+
+check_tmpdir() {
+  local left
+  left=$(cd "$TMPDIR" && find . -mindepth 1 -maxdepth 3 | head -20)
+  [ -z "$left" ] || fail "left in TMPDIR by the job: $(echo $left)"
+}
+
 # elapsed_ms FROM_US TO_US
 elapsed_ms() {
   echo $((($2 - $1) / 1000))

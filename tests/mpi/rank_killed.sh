@@ -5,7 +5,7 @@
 # hangs after the first barrier and is killed with SIGKILL while the others
 # wait.  The job must end with a non-zero status within 5 s, rdsm naming
 # rank 2 and its pid, mpirun the signal, and leave no process of the job
-# and nothing in /dev/shm behind.
+# and nothing in /dev/shm or $TMPDIR behind.
 . "$(dirname "$0")/../mp/lib.sh"
 
 [ $# -eq 2 ] || fail "usage: rank_killed.sh RDSM FAIL_NODE"
@@ -13,6 +13,7 @@ RDSM=$1
 PROG=$2
 
 shm_snapshot
+private_tmpdir
 start_bg "$RDSM" run --fabric mpi -n 4 "$PROG" hang 2 "$MP_TMP" "$MP_MARKER"
 # Rank 2 writes failtime after the first barrier, right before it hangs.
 wait_for_file "$MP_TMP/failtime" 60
@@ -40,4 +41,5 @@ ms=$(elapsed_ms "$t0" "$END_US")
 check_no_leftovers
 [ ! -e "$(dirname "$link")" ] || fail "rdsm left $(dirname "$link") behind"
 check_shm
+check_tmpdir
 echo "PASS: rank 2 killed: exit status $STATUS, ended ${ms} ms after the kill"

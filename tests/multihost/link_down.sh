@@ -9,7 +9,11 @@
 # naming rank 1 and its host, and leave no process of the job and nothing
 # in /dev/shm behind: not the ranks on host 1, which mpirun ends, nor
 # rank 1 on host 2, which mpirun can no longer reach and which must end
-# itself.
+# itself.  Nor anything in $TMPDIR: mpirun, killed by the launcher, leaves
+# its session files there unless the launcher removes them.  (The hosts
+# share this machine's /tmp; host 2's Open MPI daemon, cut off with a
+# message to mpirun unsent, lives on until TCP gives up, and the test's
+# hosts end with it.)
 . "$(dirname "$0")/../mp/lib.sh"
 
 [ $# -eq 4 ] || fail "usage: link_down.sh RDSM FAIL_NODE DEV HOSTS (through netns_hosts.sh)"
@@ -19,6 +23,7 @@ DEV=$3
 HOSTS=$4
 
 shm_snapshot
+private_tmpdir
 start_bg "$RDSM" run --fabric mpi -n 2 --hosts "$HOSTS" --timeout 60 \
   "$PROG" hang 1 "$MP_TMP" "$MP_MARKER"
 wait_for_file "$MP_TMP/failtime" 60
@@ -42,4 +47,5 @@ for _ in $(seq 30); do
 done
 check_no_leftovers
 check_shm
+check_tmpdir
 echo "PASS: link down: exit status $STATUS, ended ${ms} ms after the link went down"

@@ -95,3 +95,53 @@ TEST(TempDir, TheNextMakerRemovesWhatAKilledOneLeft) {
     unsetenv("TMPDIR");
   EXPECT_EQ(rmdir(root), 0) << "something was left in " << root;
 }
+
+// Another program's files may be in the directory, in subdirectories of
+// their own (an MPI's session directory): they go with it, and a symbolic
+// link goes without what it points to.
+TEST(TempDir, RemovesSubdirectoriesAndNotWhatALinkPointsTo) {
+  char root[] = "/tmp/rdsm-temp-dir-test.XXXXXX";
+  ASSERT_NE(mkdtemp(root), nullptr);
+  const char *old = getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  setenv("TMPDIR", root, 1);
+  std::string outside = std::string(root) + "/outside";
+  ASSERT_EQ(mkdir(outside.c_str(), 0700), 0);
+  std::string kept = outside + "/kept";
+  FILE *f = fopen(kept.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fclose(f);
+
+  // What a killed maker left, nested, is swept by the next maker; a live
+  // maker's, by its own removal.
+  std::string killed;
+  pid_t a = maker(&killed);
+  ASSERT_GT(a, 0);
+  ASSERT_FALSE(killed.empty());
+  std::string mine = make_temp_dir("rdsm-test");
+  ASSERT_FALSE(mine.empty());
+  for (const std::string &dir : {killed, mine}) {
+    std::string deep = dir + "/ompi.host.0";
+    ASSERT_EQ(mkdir(deep.c_str(), 0700), 0);
+    ASSERT_EQ(mkdir((deep + "/jf.1").c_str(), 0700), 0);
+    FILE *g = fopen((deep + "/jf.1/contact.txt").c_str(), "w");
+    ASSERT_NE(g, nullptr);
+    fclose(g);
+    ASSERT_EQ(symlink(outside.c_str(), (deep + "/link").c_str()), 0);
+  }
+  kill_and_reap(a);
+  std::string next = make_temp_dir("rdsm-test");
+  EXPECT_FALSE(exists(killed)) << "the killed maker's nested directory is still there";
+  remove_temp_dir(mine);
+  EXPECT_FALSE(exists(mine));
+  EXPECT_TRUE(exists(kept)) << "a file a link pointed to was removed";
+  remove_temp_dir(next);
+
+  unlink(kept.c_str());
+  rmdir(outside.c_str());
+  if (old)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  EXPECT_EQ(rmdir(root), 0) << "something was left in " << root;
+}
