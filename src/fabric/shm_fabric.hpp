@@ -118,8 +118,10 @@ class ShmFabric final : public Fabric {
   };
 
   uint8_t *map_file(int node, uint64_t off, size_t len, const char *what);
-  uint8_t *target(const char *op, NodeId node, SegmentId seg, uint64_t off, size_t n);
-  uint64_t *target_word(const char *op, NodeId node, SegmentId seg, uint64_t off);
+  // The target's bytes, checked and (unless `counted` is false: the
+  // caller counts them together) counted as one operation.
+  uint8_t *target(const char *op, NodeId node, SegmentId seg, uint64_t off, size_t n, bool counted = true);
+  uint64_t *target_word(const char *op, NodeId node, SegmentId seg, uint64_t off, bool counted = true);
   void check_node(const char *op, NodeId node) const;
 
   void lock_ring(Outbound &o);

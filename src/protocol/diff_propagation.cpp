@@ -79,10 +79,13 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
   std::vector<RunsPage> runs_pages;
   std::vector<DiffRun> runs;
   std::vector<uint64_t> masks;
+  // Counted here and added once at the end: an atomic add per page, right
+  // after its write home, waits for that write's stores to drain.
+  uint64_t diffs = 0, diff_bytes = 0, diff_ops = 0;
   auto done_with = [&](uint32_t p, bool keep_twin, size_t bytes) {
     if (!keep_twin) free_twin(p);
-    add(stats().diffs);
-    add(stats().diff_bytes, bytes);
+    ++diffs;
+    diff_bytes += bytes;
     if (changed) changed->push_back(p);
   };
   for (size_t i = 0; i < order.size();) {
@@ -115,7 +118,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
         if (rp.count == 0) {
           const uint64_t *mask = masks.data() + rp.first * (kPageBytes / 64);
           f_.put_masked(home, data_seg_.id, (uint64_t)p * kPageBytes, page, mask, kPageBytes);
-          add(stats().diff_ops);
+          ++diff_ops;
           bytes = rp.bytes;
           if (keep_twin) memcpy(twin_to_write(p, true), page, kPageBytes);
           if (repeat) {
@@ -148,7 +151,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       // Even an empty diff bumps the version: readers wait for this interval.
       version_pieces_.push_back({((uint64_t)p * nodes_ + self_) * sizeof(uint32_t), &interval, sizeof interval});
       if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
-        add(stats().diff_ops);
+        ++diff_ops;
         const bool keep_twin = keeps_twin(p, keep);
         if (keep_twin) memcpy(twin_to_write(p, true), page, kPageBytes);
         done_with(p, keep_twin, kPageBytes);
@@ -173,7 +176,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     }
     write_chunk();
     f_.putv(home, data_seg_.id, pieces_.data(), pieces_.size());
-    add(stats().diff_ops, pieces_.size() + repeat_pieces_.size() + repeat_masked_.size());
+    diff_ops += pieces_.size() + repeat_pieces_.size() + repeat_masked_.size();
     f_.flush(home);  // the runs are visible before the versions that announce them
     fault_point("diff_version");
     if (whole_axis) rewrite_covered_runs(home);
@@ -184,6 +187,9 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     }
   }
   f_.flush_all();
+  add(stats().diffs, diffs);
+  add(stats().diff_bytes, diff_bytes);
+  add(stats().diff_ops, diff_ops);
 }
 
 void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval, bool keep,
