@@ -172,11 +172,12 @@ JobResult run_mpirun(const RunConfig &cfg) {
   // Without it mpirun keeps its session files in the default place.
   const std::string session_base = make_temp_dir("rdsm-mpi");
   const char *tmpdir = getenv("TMPDIR");  // the launcher's own, back once mpirun has ended
-  const std::string user_tmpdir = tmpdir ? tmpdir : "";
+  const bool had_tmpdir = tmpdir != nullptr;
+  const std::string user_tmpdir = had_tmpdir ? tmpdir : "";
   auto end_session = [&] {
     if (session_base.empty()) return;
     remove_temp_dir(session_base);
-    if (tmpdir)
+    if (had_tmpdir)
       setenv("TMPDIR", user_tmpdir.c_str(), 1);
     else
       unsetenv("TMPDIR");
