@@ -110,6 +110,10 @@ class SharedRegion {
   // job's share of this host's available memory (`copies_of_each_page`: how
   // many nodes may hold one) or the kernel cannot do it.
   bool populate(size_t first, size_t count, int copies_of_each_page);
+  // populate() of at most what is left of `budget_bytes` (the job's
+  // RDSM_PREPOPULATE) after this node's earlier calls: the pages
+  // [first, first + the count returned), or 0 having done nothing.
+  size_t populate_within(size_t first, size_t count, int copies_of_each_page, size_t budget_bytes);
   // Maps pages [first, first+count) of the system view, populated before,
   // into this process's page tables now.  Best effort.
   void premap_system(size_t first, size_t count);
@@ -135,6 +139,7 @@ class SharedRegion {
   // populate's memory budget: MemAvailable when last read, and what was
   // populated since (read again after kRereadBytes, region_populate.cpp).
   size_t available_ = 0, populated_since_read_ = SIZE_MAX;
+  size_t populated_within_ = 0;  // by populate_within, against its budget
   MemoryBackend kind_ = MemoryBackend::mprotect;
   std::unique_ptr<ProtectionBackend> backend_;
 };

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "memory/madvise_populate.hpp"
@@ -54,6 +55,15 @@ bool SharedRegion::populate(size_t first, size_t count, int copies_of_each_page)
   if (fallocate(fd_, 0, (off_t)(fd_offset_ + first * kPageBytes), (off_t)bytes) != 0) return false;
   populated_since_read_ += bytes;
   return true;
+}
+
+size_t SharedRegion::populate_within(size_t first, size_t count, int copies_of_each_page, size_t budget_bytes) {
+  const size_t data_pages = bytes_ / kPageBytes;
+  if (first >= data_pages || populated_within_ >= budget_bytes) return 0;
+  count = std::min({count, data_pages - first, (budget_bytes - populated_within_) / kPageBytes});
+  if (count == 0 || !populate(first, count, copies_of_each_page)) return 0;
+  populated_within_ += count * kPageBytes;
+  return count;
 }
 
 void SharedRegion::premap_system(size_t first, size_t count) {

@@ -445,7 +445,6 @@ class Hlrc final : public Protocol {
   // This node fetched the page before, or populated it (populate_copies):
   // it has memory in this node's memory file.
   PageArray<uint8_t> resident_;
-  size_t populated_bytes_ = 0;  // by populate_copies, at most opt_.prepopulate_bytes
   std::unique_ptr<SharedRegion> region_;
   uint32_t *versions_ = nullptr;  // this node's home versions: [page][writer]
   uint32_t *required_ = nullptr;  // what this node's notices require: [page][writer]

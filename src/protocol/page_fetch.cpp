@@ -380,15 +380,13 @@ std::vector<std::pair<size_t, size_t>> runs_worth_it(size_t first, size_t count,
 
 void Hlrc::populate_copies(size_t first, size_t count) {
   if (cfg_.coherence == CoherenceAxis::hardware || nodes_ == 1 || first >= pages_) return;
-  count = std::min({count, pages_ - first, (opt_.prepopulate_bytes - populated_bytes_) / kPageBytes});
-  if (count == 0) return;
   // Every page gets its memory (a home page needs it too), but entries in
   // the system view's page table only where copies will be made: the pages
   // homed elsewhere or not placed yet.  This node writes its home pages
   // through the application view.  (A fork-join worker's start, SPLASH FFT
   // -m20 at 2 nodes: 26.8 -> 21.2 ms; Ocean -n1026: 39.4 -> 33.3 ms.)
-  if (!region_->populate(first, count, nodes_)) return;
-  populated_bytes_ += count * kPageBytes;
+  count = region_->populate_within(first, std::min(count, pages_ - first), nodes_, opt_.prepopulate_bytes);
+  if (count == 0) return;
   std::vector<std::pair<size_t, size_t>> copies;
   {
     // Homes change under it (claims, moves), and fetches by compute threads

@@ -211,10 +211,8 @@ sc::Extent Sc::extent(size_t page) {
 
 void Sc::populate_copies(size_t first, size_t count) {
   if (nodes_ == 1 || first >= pages_) return;
-  count = std::min({count, pages_ - first, (opt_.prepopulate_bytes - populated_bytes_) / kPageBytes});
-  if (count == 0 || !region_->populate(first, count, nodes_)) return;
-  region_->premap_system(first, count);
-  populated_bytes_ += count * kPageBytes;
+  count = region_->populate_within(first, std::min(count, pages_ - first), nodes_, opt_.prepopulate_bytes);
+  if (count) region_->premap_system(first, count);
 }
 
 void Sc::gather_homes(size_t pages, const AdoptRun &) {

@@ -255,7 +255,6 @@ class Sc final : public Protocol {
   std::unique_ptr<SharedRegion> region_;
   std::unique_ptr<sync::Locks> locks_;
   std::unique_ptr<sync::Barrier> barrier_;
-  size_t populated_bytes_ = 0;  // by populate_copies, at most opt_.prepopulate_bytes
 
   std::mutex mu_;
   PageArray<uint8_t> access_;  // this node's access to each page (sc::Access)

@@ -4,6 +4,7 @@
 #include <csetjmp>
 #include <csignal>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bootstrap/node_file.hpp"
@@ -100,6 +101,20 @@ TEST(SharedRegion, ReportsAnAddressRangeInUse) {
         SharedRegion again(t.opt, s);
       },
       ::testing::ExitedWithCode(2), "already in use");
+}
+
+// Memory given ahead of fetches stays within the job's budget
+// (RDSM_PREPOPULATE), counted over all of a node's calls.
+TEST(SharedRegion, PopulateWithinStopsAtTheBudget) {
+  MprotectRegion t(16);
+  const size_t budget = 5 * kPageBytes;
+  EXPECT_EQ(t.region->populate_within(0, 4, 1, budget), 4u);
+  EXPECT_EQ(t.region->populate_within(8, 4, 1, budget), 1u);  // one page left
+  EXPECT_EQ(t.region->populate_within(12, 4, 1, budget), 0u);
+  EXPECT_EQ(t.region->populate_within(16, 1, 1, size_t(1) << 30), 0u);  // past the region's end
+  struct stat st;
+  ASSERT_EQ(fstat(t.seg.fd, &st), 0);
+  EXPECT_EQ((size_t)st.st_blocks * 512, budget) << "the memory file holds another amount than was populated";
 }
 
 TEST(Preflight, NamesMaxMapCountWhenTheRegionNeedsMoreMappings) {
