@@ -28,8 +28,11 @@ echo >&2
 echo "rdsm: speedup of $app ($size) on 1 and 2 nodes: $protocols and hw" >&2
 # The sweep's own summary only names a temporary file; it is shown when a run failed.
 status=0
+# Three rounds, each protocol's median shown: a single run of a phase this
+# short can be off by a third on a busy machine, and then ranks the presets
+# wrongly.
 "$build/rdsm" bench --build "$build" --apps "$app" --sizes "$size" --protocols "$protocols" --nodes 1,2 \
-  --timeout 120 --out "$tmp/bench.json" >"$tmp/bench.log" || status=$?
+  --repeat 3 --timeout 120 --out "$tmp/bench.json" >"$tmp/bench.log" || status=$?
 if [ ! -s "$tmp/bench.json" ]; then
   cat "$tmp/bench.log"
   exit $((status ? status : 1))
