@@ -50,14 +50,35 @@ void kill_and_reap(pid_t pid) {
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
 }
+
+// A root of this test's own as $TMPDIR while it lives; the caller's $TMPDIR
+// back afterwards, and the root must then be empty.
+struct TestTmpdir {
+  char root[32] = "/tmp/rdsm-temp-dir-test.XXXXXX";
+  bool made = false, had = false;
+  std::string saved;
+  TestTmpdir() {
+    made = mkdtemp(root) != nullptr;
+    const char *old = getenv("TMPDIR");
+    had = old != nullptr;
+    saved = had ? old : "";
+    if (made) setenv("TMPDIR", root, 1);
+  }
+  ~TestTmpdir() {
+    if (!made) return;
+    if (had)
+      setenv("TMPDIR", saved.c_str(), 1);
+    else
+      unsetenv("TMPDIR");
+    EXPECT_EQ(rmdir(root), 0) << "something was left in " << root;
+  }
+};
 }  // namespace
 
 TEST(TempDir, TheNextMakerRemovesWhatAKilledOneLeft) {
-  char root[] = "/tmp/rdsm-temp-dir-test.XXXXXX";
-  ASSERT_NE(mkdtemp(root), nullptr);
-  const char *old = getenv("TMPDIR");
-  std::string saved = old ? old : "";
-  setenv("TMPDIR", root, 1);
+  TestTmpdir tmp;
+  ASSERT_TRUE(tmp.made);
+  const char *root = tmp.root;
 
   std::string killed, alive;
   pid_t a = maker(&killed), b = maker(&alive);
@@ -89,22 +110,15 @@ TEST(TempDir, TheNextMakerRemovesWhatAKilledOneLeft) {
   remove_temp_dir(last);
   rmdir(legacy.c_str());
 
-  if (old)
-    setenv("TMPDIR", saved.c_str(), 1);
-  else
-    unsetenv("TMPDIR");
-  EXPECT_EQ(rmdir(root), 0) << "something was left in " << root;
 }
 
 // Another program's files may be in the directory, in subdirectories of
 // their own (an MPI's session directory): they go with it, and a symbolic
 // link goes without what it points to.
 TEST(TempDir, RemovesSubdirectoriesAndNotWhatALinkPointsTo) {
-  char root[] = "/tmp/rdsm-temp-dir-test.XXXXXX";
-  ASSERT_NE(mkdtemp(root), nullptr);
-  const char *old = getenv("TMPDIR");
-  std::string saved = old ? old : "";
-  setenv("TMPDIR", root, 1);
+  TestTmpdir tmp;
+  ASSERT_TRUE(tmp.made);
+  const char *root = tmp.root;
   std::string outside = std::string(root) + "/outside";
   ASSERT_EQ(mkdir(outside.c_str(), 0700), 0);
   std::string kept = outside + "/kept";
@@ -139,9 +153,4 @@ TEST(TempDir, RemovesSubdirectoriesAndNotWhatALinkPointsTo) {
 
   unlink(kept.c_str());
   rmdir(outside.c_str());
-  if (old)
-    setenv("TMPDIR", saved.c_str(), 1);
-  else
-    unsetenv("TMPDIR");
-  EXPECT_EQ(rmdir(root), 0) << "something was left in " << root;
 }
