@@ -5,7 +5,7 @@
 // completes passive-target operations only when the target next calls MPI,
 // so the busy figures would be the length of the compute phase.
 //
-// Run with 2 ranks: mpirun -n 2 mpi_fetch_latency [--iterations N] [--handler poll]
+// Run with 2 ranks: mpirun -n 2 mpi_fetch_latency [--iterations N] [--handler poll|spin]
 //   [--local map|rma] [--max-ratio R] [--max-get-us U]
 // Prints the medians and ends with PASS; with --max-ratio R, only when the
 // busy target's median get is within R times the idle one's (through MPI
@@ -89,10 +89,10 @@ int main(int argc, char **argv) {
     else if (a == "--max-ratio" && i + 1 < argc) max_ratio = atof(argv[++i]);
     else if (a == "--max-get-us" && i + 1 < argc) max_get_us = atof(argv[++i]);
     else if (a == "--local" && i + 1 < argc) opt.mpi_local_map = strcmp(argv[++i], "rma") != 0;
-    else if (a == "--handler" && i + 1 < argc) opt.handler = !strcmp(argv[++i], "poll") ? HandlerMode::poll : HandlerMode::interrupt;
+    else if (a == "--handler" && i + 1 < argc && parse_handler_mode(argv[i + 1], &opt.handler)) ++i;
     else {
       fprintf(stderr,
-              "usage: %s [--iterations N] [--max-ratio R] [--max-get-us U] [--handler interrupt|poll] "
+              "usage: %s [--iterations N] [--max-ratio R] [--max-get-us U] [--handler interrupt|poll|spin] "
               "[--local map|rma]\n",
               argv[0]);
       return 2;
@@ -118,8 +118,8 @@ int main(int argc, char **argv) {
   f->barrier();
   int rc = 0;
   if (f->rank() == 0) {
-    const char *mode = opt.handler == HandlerMode::poll ? "poll" : "interrupt";
-    printf("mpi fabric, handler %s, local %s, %d iterations (microseconds: median / 90th percentile)\n", mode,
+    printf("mpi fabric, handler %s, local %s, %d iterations (microseconds: median / 90th percentile)\n",
+           handler_mode_name(opt.handler),
            opt.mpi_local_map ? "map" : "rma", iterations);
     printf("  idle target: get 4 KiB %.2f / %.2f, cas %.2f / %.2f\n", idle.get_med, idle.get_p90, idle.cas_med,
            idle.cas_p90);
