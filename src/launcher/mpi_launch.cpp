@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/clock.hpp"
+#include "common/saved_env.hpp"
 #include "common/temp_dir.hpp"
 #include "common/usable_cpus.hpp"
 #include "launcher/mpi_stats.hpp"
@@ -171,16 +172,11 @@ JobResult run_mpirun(const RunConfig &cfg) {
   RankWatch watch;  // before the command: it sets an RDSM_* variable
   // Without it mpirun keeps its session files in the default place.
   const std::string session_base = make_temp_dir("rdsm-mpi");
-  const char *tmpdir = getenv("TMPDIR");  // the launcher's own, back once mpirun has ended
-  const bool had_tmpdir = tmpdir != nullptr;
-  const std::string user_tmpdir = had_tmpdir ? tmpdir : "";
+  const SavedEnv launcher_tmpdir("TMPDIR");  // back once mpirun has ended
   auto end_session = [&] {
     if (session_base.empty()) return;
     remove_temp_dir(session_base);
-    if (had_tmpdir)
-      setenv("TMPDIR", user_tmpdir.c_str(), 1);
-    else
-      unsetenv("TMPDIR");
+    launcher_tmpdir.restore();
   };
   try {
     args = mpirun_command(cfg, session_base);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/saved_env.hpp"
 #include "common/temp_dir.hpp"
 
 using namespace rdsm;
@@ -55,21 +56,15 @@ void kill_and_reap(pid_t pid) {
 // back afterwards, and the root must then be empty.
 struct TestTmpdir {
   char root[32] = "/tmp/rdsm-temp-dir-test.XXXXXX";
-  bool made = false, had = false;
-  std::string saved;
+  bool made = false;
+  SavedEnv saved{"TMPDIR"};
   TestTmpdir() {
     made = mkdtemp(root) != nullptr;
-    const char *old = getenv("TMPDIR");
-    had = old != nullptr;
-    saved = had ? old : "";
     if (made) setenv("TMPDIR", root, 1);
   }
   ~TestTmpdir() {
     if (!made) return;
-    if (had)
-      setenv("TMPDIR", saved.c_str(), 1);
-    else
-      unsetenv("TMPDIR");
+    saved.restore();
     EXPECT_EQ(rmdir(root), 0) << "something was left in " << root;
   }
 };
@@ -109,7 +104,6 @@ TEST(TempDir, TheNextMakerRemovesWhatAKilledOneLeft) {
   EXPECT_FALSE(exists(alive)) << "the second killed maker's directory is still there";
   remove_temp_dir(last);
   rmdir(legacy.c_str());
-
 }
 
 // Another program's files may be in the directory, in subdirectories of
