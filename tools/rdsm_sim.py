@@ -5,7 +5,10 @@ the same job on the shm fabric (`rdsm run --trace FILE`).
 The trace holds, per node, the compute thread's timeline: the time between
 rdsm's events (the program computing) and each event (a fault and the
 fetches in it, a release and its diffs, a lock, a barrier, the messages
-sent).  The simulator replays every node's timeline with the same compute
+sent), the faults the memory backend's fault service thread resolves for
+it included (those whose messages or waits cannot run in a signal
+handler: a message-based fetch in poll mode, sc, the mpi fabric).  The
+simulator replays every node's timeline with the same compute
 times and the same events, each event made longer by what the network
 would charge for the operations in it, under the emu fabric's model
 (docs/emu.md: host overhead, NI occupancy per packet, wire latency,
@@ -24,12 +27,17 @@ packets(B) x occupancy + B / bandwidth):
   a batch of K reads and atomics  K h + 2L + nic(0) + nic(B), B the bytes they bring back
   a message of B bytes            h + L + nic(B + 16) (+ interrupt in interrupt mode),
                                   and for a fault, lock or barrier that waits for
-                                  the answer, the answer too (a page for a fault)
-What it leaves out: contention at a busy NI or home (every operation is
-charged as if the network were idle), the interrupt's cost to the
-computing thread of the node that takes it, and changes of order that a
-slower network would cause (the trace's lock order is kept).  A trace of
-nodes with several compute threads is refused.
+                                  the answer, the answer too (a page for a fault),
+                                  after every message between (sc's three hops:
+                                  the manager's order to the owner, then the page)
+Each node's NI is one queue that a transfer holds at its sending and at its
+receiving node (class Nics), as the emu fabric's.  What it leaves out:
+contention at a busy home or handler, the interrupt's cost to the computing
+thread of the node that takes it, the host's own delivery costs beyond those
+the trace shows (under the emu fabric on a 2-core VM, waking a handler
+thread took 2 to 3 times as long as in the traced shm run: docs/emu.md),
+and changes of order that a slower network would cause (the trace's lock
+order is kept).  A trace of nodes with several compute threads is refused.
 
 Usage: rdsm sim TRACE.json [--emu-preset NAME] [--emu P=V,...] [--handler interrupt|poll]
                            [--until last-barrier|last-event] [--json FILE]
@@ -57,6 +65,10 @@ MSG_HEADER = 16
 # Spans of the compute thread that the simulation replays.
 BLOCKING = {"read fault", "write fault", "lock", "barrier wait", "barrier protocol", "acquire"}
 FAULTS = {"read fault", "write fault"}  # their posted writes (log entries of first copies) are flushed later
+# The trace says its fabric recorded every one-sided operation ("ops"
+# records): a node with none made none.  Older traces, and traces on the
+# mpi fabric, do not: their events are charged as a whole.
+OPS_RECORDED = "operations recorded"
 
 
 class SimError(Exception):
@@ -74,6 +86,10 @@ def load_trace(path):
     events = doc.get("traceEvents") if isinstance(doc, dict) else None
     if not isinstance(events, list):
         raise SimError("%s is not an rdsm trace: no traceEvents (write one with rdsm run --trace FILE)" % path)
+    if (doc.get("otherData") or {}).get("operations") == "recorded":
+        # Said once for the whole trace; kept with the events (a record of
+        # the loader's, not of the file) so that node_timelines sees it.
+        events = events + [{"ph": "rdsm", "name": OPS_RECORDED}]
     return events
 
 
@@ -88,10 +104,14 @@ def node_timelines(events, until_barrier=True):
     """{node: [top-level Span, ...]} of each node's compute thread from its
     last statistics reset on (times in ns), with nested spans and message
     sends as children."""
-    compute = {}
+    compute, service = {}, {}
     for e in events:
-        if e.get("ph") == "M" and e.get("name") == "thread_name" and (e.get("args") or {}).get("name") == "compute":
-            compute.setdefault(e["pid"], set()).add(e["tid"])
+        if e.get("ph") == "M" and e.get("name") == "thread_name":
+            name = (e.get("args") or {}).get("name")
+            if name == "compute":
+                compute.setdefault(e["pid"], set()).add(e["tid"])
+            elif name == "fault service":
+                service.setdefault(e["pid"], set()).add(e["tid"])
     if not compute:
         raise SimError("the trace names no compute thread: it is not from rdsm run --trace")
     many = sorted(p for p, t in compute.items() if len(t) > 1)
@@ -111,11 +131,18 @@ def node_timelines(events, until_barrier=True):
     # when it stops its clock (the apps do), else its last barrier.
     stop = {n: min((t for t in reads.get(n, []) if t >= start.get(n, 0.0)), default=None) for n in tid_of}
     answers = message_answers(events)
+    ops_recorded = any(e.get("ph") == "rdsm" and e.get("name") == OPS_RECORDED for e in events)
     lines = {}
     for node, tid in tid_of.items():
+        # The faults that the memory backend's service thread resolves for
+        # the compute thread (every fault whose messages and waits are not
+        # safe in a signal handler: a message-based fetch in poll mode, the
+        # sc protocol, the mpi fabric) block the compute thread as its own
+        # would: they are part of its timeline.
+        mine = {tid} | service.get(node, set())
         spans = []
         for e in events:
-            if e.get("pid") != node or e.get("tid") != tid or "ts" not in e:
+            if e.get("pid") != node or e.get("tid") not in mine or "ts" not in e:
                 continue
             t0 = e["ts"] * 1e3
             if t0 < start.get(node, 0.0) or (stop[node] is not None and t0 >= stop[node]):
@@ -124,8 +151,8 @@ def node_timelines(events, until_barrier=True):
                 spans.append(Span(e["name"], t0, t0 + e.get("dur", 0.0) * 1e3, e.get("args") or {}))
             elif e.get("ph") == "i" and e.get("name") in ("send", "ops"):
                 args = dict(e.get("args") or {})
-                if e["name"] == "send" and (node, tid, e["ts"]) in answers:
-                    args["answer_at"], args["answer_bytes"] = answers[(node, tid, e["ts"])]
+                if e["name"] == "send" and (node, e["tid"], e["ts"]) in answers:
+                    args["answers"] = answers[(node, e["tid"], e["ts"])]
                 spans.append(Span(e["name"], t0, t0, args))
         # Parents before children: earlier start first, longer first.
         spans.sort(key=lambda s: (s.t0, -(s.t1 - s.t0)))
@@ -146,42 +173,64 @@ def node_timelines(events, until_barrier=True):
         last = bars[-1] if bars and until_barrier and stop[node] is None else len(top) - 1
         begin = start.get(node, top[0].t0 if top else 0.0)
         end = stop[node] if stop[node] is not None else (top[last].t1 if top else begin)
-        lines[node] = {"start": begin, "spans": top[:last + 1], "last": last, "end": end}
+        lines[node] = {"start": begin, "spans": top[:last + 1], "last": last, "end": end, "ops_recorded": ops_recorded}
     return lines
 
 
 def message_answers(events):
-    """{(node, thread, ts) of a send: (ns, bytes)}: for each message, the
-    answer to it, if there was one: the message the handler that took it
-    sent back to the sender, and when the sender's node took that one.
-    The trace links each message's send to the handler run that took it
-    (its flow events)."""
+    """{(node, thread, ts) of a send: [(ns, [(from, to, bytes), ...]), ...]}:
+    for each message, the answers to it that came back to the sender's node,
+    and when that node took each: a chain of the messages after the first
+    one, each sent by the handler run that took the one before.  An answer
+    is the message that run sent back (a page, a lock grant, an
+    acknowledgement: two messages in all), or one a third node sent on the
+    order of a message that run sent (sc's manager ordering the owner to
+    send the page, a reader's word that its copy is gone: three).  The trace
+    links each message's send to the handler run that took it (its flow
+    events)."""
     flow_s, flow_f = {}, {}
     for e in events:
         if e.get("name") == "message" and "id" in e:
             (flow_s if e.get("ph") == "s" else flow_f)[e["id"]] = (e.get("pid"), e.get("tid"), e.get("ts"))
     handler_end = {(e.get("pid"), e.get("tid"), e.get("ts")): (e["ts"] + e.get("dur", 0.0), e.get("args") or {})
                    for e in events if e.get("ph") == "X" and e.get("name") == "handler"}
-    sends = {}  # (node, thread) -> sorted [(ts, id, to)]
+    sends = {}  # (node, thread) -> sorted [(ts, id)]
     for fid, (pid, tid, ts) in flow_s.items():
         sends.setdefault((pid, tid), []).append((ts, fid))
     for v in sends.values():
         v.sort()
-    out = {}
-    for fid, (pid, tid, ts) in flow_s.items():
+
+    def sent_by_handler(fid):
+        """The messages sent by the handler run that took message fid: [(id, to, bytes, taken)]."""
         took = flow_f.get(fid)
         if not took or took not in handler_end:
-            continue
+            return []
         end, _ = handler_end[took]
         peer_sends = sends.get((took[0], took[1]), [])
-        i = bisect.bisect_left(peer_sends, (took[2], ""))
-        for t, rid in peer_sends[i:]:
+        out = []
+        for t, rid in peer_sends[bisect.bisect_left(peer_sends, (took[2], "")):]:
             if t > end:
                 break
             back = flow_f.get(rid)
-            if back and back[0] == pid and back in handler_end:
-                out[(pid, tid, ts)] = (back[2] * 1e3, int(handler_end[back][1].get("bytes", 0)))
-                break
+            if back and back in handler_end:
+                out.append((rid, back[0], int(handler_end[back][1].get("bytes", 0)), back))
+        return out
+
+    out = {}
+    for fid, (pid, tid, ts) in flow_s.items():
+        took = flow_f.get(fid)
+        if not took:
+            continue
+        found = []
+        for rid, to, nbytes, back in sent_by_handler(fid):
+            if to == pid:
+                found.append((back[2] * 1e3, [(took[0], pid, nbytes)]))
+                continue
+            for rid2, to2, nbytes2, back2 in sent_by_handler(rid):
+                if to2 == pid:
+                    found.append((back2[2] * 1e3, [(took[0], to, nbytes), (to, pid, nbytes2)]))
+        if found:
+            out[(pid, tid, ts)] = found
     return out
 
 
@@ -270,11 +319,16 @@ def extrapolate(lines, nodes, comm):
 
     def scaled_args(sp, m, t, shrink):
         a = dict(sp.args)
-        if sp.name in ("ops", "send") and "to" in a:
+        def peer(p):
             # The peer at the same distance, in the larger job: traced node
             # t's peer p becomes node m + (p - t) M / n, so that every node
             # talks to its own peers and no NI takes the whole job's traffic.
-            a["to"] = (m + (int(a["to"]) - t) * nodes // n) % nodes
+            return (m + (int(p) - t) * nodes // n) % nodes
+        if sp.name in ("ops", "send") and "to" in a:
+            a["to"] = peer(a["to"])
+        if "answers" in a:
+            a["answers"] = [(at, [(peer(src), peer(dst), nbytes) for src, dst, nbytes in chain])
+                            for at, chain in a["answers"]]
         if shrink:
             for key in ("pages", "diffs", "diff_bytes") + (("count", "bytes") if sp.name == "ops" else ()):
                 if key in a:
@@ -312,7 +366,8 @@ def extrapolate(lines, nodes, comm):
             clock = c.t1
             prev = sp.t1
         tail = max(0.0, src["end"] - prev) * f
-        out[m] = {"start": 0.0, "spans": spans, "last": len(spans) - 1, "end": clock + tail}
+        out[m] = {"start": 0.0, "spans": spans, "last": len(spans) - 1, "end": clock + tail,
+                  "ops_recorded": src.get("ops_recorded", False)}
     return out
 
 
@@ -323,6 +378,19 @@ def descendants(span):
         s = todo.pop()
         out.append(s)
         todo.extend(s.children)
+    return out
+
+
+def handler_sends(span):
+    """The messages sent by handler runs nested in the span (a node that
+    waits in poll mode runs its handlers, and they answer other nodes'
+    requests): ids of those send spans."""
+    out, todo = set(), [(span, False)]
+    while todo:
+        s, in_handler = todo.pop()
+        if s.name == "send" and in_handler:
+            out.add(id(s))
+        todo.extend((c, in_handler or s.name == "handler") for c in s.children)
     return out
 
 
@@ -384,7 +452,8 @@ def simulate(lines, net):
     they were recorded, or on the mpi fabric) is charged per event by
     span_charge, with no NI queueing."""
     nodes = sorted(lines)
-    with_ops = any(c.name == "ops" for n in nodes for s in lines[n]["spans"] for c in descendants(s))
+    with_ops = any(lines[n].get("ops_recorded") for n in nodes) or any(
+        c.name == "ops" for n in nodes for s in lines[n]["spans"] for c in descendants(s))
     nics = Nics(net)
     # Locks: who holds each lock id after whom, in the trace's order (by
     # the time each acquisition completed), and where each holder
@@ -460,9 +529,17 @@ def simulate(lines, net):
             return clock + local + c, c
         extra = 0.0
         groups = sorted((c for c in descendants(s) if c.name in ("ops", "send")), key=lambda c: c.t0)
-        waits = []  # (peer, arrival, answer's bytes or None) of each message sent
+        answers = handler_sends(s)
+        waits = []  # (arrival, [answer chain, ...]) of each message sent
         for g in groups:
             issue = clock + extra + (g.t0 - s.t0 if atomics is None else 0.0)
+            if id(g) in answers:
+                # An answer a handler run sent from within this span: the
+                # sender's overhead here; its flight is the asker's to wait
+                # for (charged where the asker's span waits for it).
+                yield issue
+                extra += net.h
+                continue
             if g.name == "ops":
                 count = int(g.args.get("count", 0))
                 nbytes = int(g.args.get("bytes", 0))
@@ -479,10 +556,9 @@ def simulate(lines, net):
                 yield issue
                 done = issue + net.h
                 waits_from = g.t0
-                answered = g.args.get("answer_bytes") if g.args.get("answer_at", float("inf")) <= s.t1 else None
-                waits.append((int(g.args.get("to", 0)), nics.transfer(n, int(g.args.get("to", 0)),
-                                                                        int(g.args.get("bytes", 0)) + MSG_HEADER,
-                                                                        done) + net.intr, answered))
+                answered = [chain for at, chain in g.args.get("answers", ()) if at <= s.t1]
+                waits.append((nics.transfer(n, int(g.args.get("to", 0)), int(g.args.get("bytes", 0)) + MSG_HEADER,
+                                            done) + net.intr, answered))
             extra += done - issue
         if waits:
             # A span waits for the answers to its messages that its node
@@ -493,9 +569,12 @@ def simulate(lines, net):
             # comes on top (as the emu fabric adds it).
             sent = clock + extra + (waits_from - s.t0 if atomics is None else 0.0)  # the last one, after its overhead
             last = sent
-            for peer, arrival, answered in waits:
-                if answered is not None:
-                    last = max(last, nics.transfer(peer, n, answered + MSG_HEADER, arrival + net.h) + net.intr)
+            for arrival, chains in waits:
+                for chain in chains:  # each hop sent by the handler the previous one interrupted
+                    t = arrival
+                    for src, dst, nbytes in chain:
+                        t = nics.transfer(src, dst, nbytes + MSG_HEADER, t + net.h) + net.intr
+                    last = max(last, t)
             extra += last - sent
         return clock + local + extra, extra
 

@@ -491,6 +491,7 @@ void ShmFabric::start() {
   if (delivering_.exchange(true)) return;
   stopped_ = false;
   stopping_.store(false);
+  trace::operations_recorded();  // shm_one_sided.cpp counts every operation on another node
   if (handler_thread_delivers(mode_)) handler_thread_ = std::thread([this] {
     trace::name_thread("handler");
     handler_loop();

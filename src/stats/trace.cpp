@@ -36,6 +36,7 @@ uint32_t g_generation = 0;              // bumped by begin_node: cached slots ar
 Event *g_events = nullptr;              // kMaxSlots * kSlotEvents records, mapped once
 std::string g_path;
 int g_rank = 0;
+bool g_ops_recorded = false;  // operations_recorded() since begin_node
 std::atomic<uint32_t> g_sent_seq[kMaxNodes];
 std::atomic<uint32_t> g_recv_seq[kMaxNodes];
 
@@ -156,6 +157,7 @@ void begin_node(const std::string &path, int rank, int) {
   detail::g_on = false;
   g_path = path;
   g_rank = rank;
+  g_ops_recorded = false;
   if (path.empty()) return;
   if (!g_events) {
     // Address space only: pages are taken as records are written.
@@ -184,6 +186,8 @@ void begin_node(const std::string &path, int rank, int) {
   detail::g_on = true;
 }
 
+void operations_recorded() { g_ops_recorded = true; }
+
 bool end_node() {
   if (!detail::g_on) return true;
   std::string part = part_path(g_path, g_rank);
@@ -200,6 +204,7 @@ bool end_node() {
   h.pid = (int32_t)getpid();
   h.slots = slots;
   h.dropped = g_unslotted.load(std::memory_order_relaxed);
+  h.flags = g_ops_recorded ? kPartOpsRecorded : 0;
   uint64_t n[kMaxSlots];
   for (uint32_t i = 0; i < slots; ++i) {
     n[i] = g_slots[i].count.load(std::memory_order_acquire);

@@ -120,6 +120,11 @@ void handled(int peer, uint8_t type, uint64_t bytes, uint64_t t0, uint64_t t1);
 // string that lives for ever.
 void name_thread(const char *name);
 
+// The node's fabric counts its one-sided operations (count_op, count_batch):
+// the trace says so, so that a replay can tell a node that made none from a
+// fabric that records none.  Called after begin_node.
+void operations_recorded();
+
 // A node of a job starts (rank of nodes); an empty path: no trace.  Called
 // before the node's threads start; a forked process starts afresh.
 void begin_node(const std::string &path, int rank, int nodes);

@@ -21,7 +21,11 @@ struct PartHeader {
   int32_t pid;
   uint32_t slots;
   uint64_t dropped;  // records lost: buffers full, or more threads than slots
+  uint32_t flags;    // kPartOpsRecorded
+  uint32_t reserved;
 };
+// The node's fabric counted its one-sided operations (trace::operations_recorded).
+constexpr uint32_t kPartOpsRecorded = 1;
 
 struct PartSlot {
   int32_t tid;

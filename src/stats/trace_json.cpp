@@ -27,6 +27,7 @@ struct Parts {
   std::vector<std::string> files;
   std::vector<Thread> threads;
   uint64_t dropped = 0;
+  bool ops_recorded = false;  // a node's fabric counted its one-sided operations
 };
 
 std::string dir_of(const std::string &path) {
@@ -64,6 +65,7 @@ bool read_part(const std::string &file, Parts &parts) {
       break;
     }
     parts.dropped += h.dropped;
+    if (h.flags & kPartOpsRecorded) parts.ops_recorded = true;
     for (uint32_t i = 0; ok && i < h.slots; ++i) {
       PartSlot ps;
       if (fread(&ps, sizeof ps, 1, f) != 1 || ps.events > kSlotEvents) {
@@ -127,8 +129,11 @@ bool write_json(FILE *o, const Parts &parts) {
     for (const Event &e : t.events) base = std::min(base, e.t0);
   std::map<int, bool> ranks;
   for (const Thread &t : parts.threads) ranks[t.rank] = true;
+  // "operations": whether the one-sided operations were recorded ("ops"
+  // records): without them rdsm sim charges each event as a whole.
   fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"rdsm\",\"lost_events\":", o);
-  fprintf(o, "%llu},\n\"traceEvents\":[\n", (unsigned long long)parts.dropped);
+  fprintf(o, "%llu,\"operations\":\"%s\"},\n\"traceEvents\":[\n", (unsigned long long)parts.dropped,
+          parts.ops_recorded ? "recorded" : "not recorded");
   bool first = true;
   auto sep = [&] {
     if (!first) fputs(",\n", o);

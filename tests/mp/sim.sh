@@ -107,6 +107,61 @@ if any(abs(got[n] - want[n]) > 0.01 for n in want):
     sys.exit("predicted %s us, expected %s" % (got, want))
 PY
 
+# The same, with node 1's fault resolved by its memory backend's fault
+# service thread (a message-based fetch in poll mode, sc, the mpi fabric):
+# it blocks the compute thread all the same, and is charged the same.
+python3 - "$MP_TMP/two_fetches.json" "$MP_TMP/served_fetch.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ev = doc["traceEvents"]
+ev.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "fault service"}})
+for e in ev:
+    if e["pid"] == 1 and e["name"] in ("read fault", "ops"):
+        e["tid"] = 2
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+run_cmd 30 "$RDSM" sim "$MP_TMP/served_fetch.json" --emu occupancy=5us --json "$MP_TMP/served_fetch.out.json"
+expect_status 0
+cmp -s <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"])' "$MP_TMP/two_fetches.out.json") \
+       <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"])' "$MP_TMP/served_fetch.out.json") ||
+  fail "a fault resolved by the fault service thread is not replayed as the compute thread's own"
+
+# A three-hop read miss (sc's): node 0's fault asks node 2 (the manager),
+# whose handler orders node 1 (the owner), whose handler sends node 0 the
+# page.  Over NIs of 5 us a packet, the fault waits for the three flights
+# one after the other: the request and the order (a packet each) and the
+# page (two): 20 us on top of its 10.  The trace's fabric recorded its
+# one-sided operations (none here), so the messages go through the NIs.
+python3 - "$MP_TMP/three_hops.json" <<'PY'
+import json, sys
+ev = []
+for n in (0, 1, 2):
+    ev += [{"ph": "M", "name": "thread_name", "pid": n, "tid": 1, "args": {"name": "compute"}},
+           {"ph": "M", "name": "thread_name", "pid": n, "tid": 2, "args": {"name": "handler"}},
+           {"ph": "i", "name": "statistics reset", "pid": n, "tid": 1, "ts": 0, "s": "p", "args": {}},
+           {"ph": "i", "name": "statistics read", "pid": n, "tid": 1, "ts": 100, "s": "p", "args": {}}]
+def message(fid, src, src_tid, at, dst, taken, bytes):
+    return [{"ph": "i", "name": "send", "pid": src, "tid": src_tid, "ts": at, "s": "t",
+             "args": {"type": 40, "to": dst, "bytes": bytes}},
+            {"ph": "s", "name": "message", "id": fid, "pid": src, "tid": src_tid, "ts": at},
+            {"ph": "f", "bp": "e", "name": "message", "id": fid, "pid": dst, "tid": 2, "ts": taken},
+            {"ph": "X", "name": "handler", "pid": dst, "tid": 2, "ts": taken, "dur": 1,
+             "args": {"type": 40, "from": src, "bytes": bytes}}]
+ev.append({"ph": "X", "name": "read fault", "pid": 0, "tid": 1, "ts": 10, "dur": 10, "args": {"page": 1}})
+ev += message("0x1", 0, 1, 11, 2, 13, 8)       # the request, to the manager
+ev += message("0x2", 2, 2, 13.5, 1, 15, 8)     # its order, to the owner
+ev += message("0x3", 1, 2, 15.5, 0, 17, 4096)  # the page, to the requestor
+json.dump({"otherData": {"producer": "rdsm", "operations": "recorded"}, "traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+run_cmd 30 "$RDSM" sim "$MP_TMP/three_hops.json" --emu occupancy=5us --json "$MP_TMP/three_hops.out.json"
+expect_status 0
+python3 - "$MP_TMP/three_hops.out.json" <<'PY' || fail "a three-hop answer is not waited for as modelled"
+import json, sys
+got = json.load(open(sys.argv[1]))["nodes"]["0"]["predicted"] * 1e6
+if abs(got - 120.0) > 0.01:
+    sys.exit("node 0 predicted %.3f us, expected 120" % got)
+PY
+
 run_cmd 30 "$RDSM" sim "$MP_TMP/no-such-trace.json"
 expect_status 2
 expect_stderr "rdsm sim: error: cannot read .*no-such-trace.json"

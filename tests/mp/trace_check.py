@@ -26,6 +26,10 @@ for n in stats["per_node"]:
 # version reads before it.
 nodes = len(stats["per_node"])
 ops = [e for e in ev if e["name"] == "ops"]
+# The shm fabric records them all, and the trace says so (rdsm sim then
+# knows that a node with none made none).
+if trace.get("otherData", {}).get("operations") != "recorded":
+    fail("the trace does not say its operations were recorded: %r" % trace.get("otherData"))
 for e in ops:
     a = e["args"]
     if a["op"] not in ("atomic", "get", "put", "batch") or a["count"] < 1 or a["to"] == e["pid"] or not 0 <= a["to"] < nodes:
