@@ -381,17 +381,18 @@ def descendants(span):
     return out
 
 
-def handler_sends(span):
-    """The messages sent by handler runs nested in the span (a node that
-    waits in poll mode runs its handlers, and they answer other nodes'
-    requests): ids of those send spans."""
-    out, todo = set(), [(span, False)]
+def operation_groups(span):
+    """The span's one-sided operation records and message sends, at any
+    depth, in time order, each with whether a handler run nested in the
+    span sent it (a node that waits in poll mode runs its handlers, and
+    they answer other nodes' requests): [(Span, from_handler)]."""
+    out, todo = [], [(span, False)]
     while todo:
         s, in_handler = todo.pop()
-        if s.name == "send" and in_handler:
-            out.add(id(s))
+        if s.name in ("ops", "send"):
+            out.append((s, in_handler and s.name == "send"))
         todo.extend((c, in_handler or s.name == "handler") for c in s.children)
-    return out
+    return sorted(out, key=lambda g: g[0].t0)
 
 
 class Nics:
@@ -528,12 +529,10 @@ def simulate(lines, net):
             c = span_charge(s, net)
             return clock + local + c, c
         extra = 0.0
-        groups = sorted((c for c in descendants(s) if c.name in ("ops", "send")), key=lambda c: c.t0)
-        answers = handler_sends(s)
         waits = []  # (arrival, [answer chain, ...]) of each message sent
-        for g in groups:
+        for g, from_handler in operation_groups(s):
             issue = clock + extra + (g.t0 - s.t0 if atomics is None else 0.0)
-            if id(g) in answers:
+            if from_handler:
                 # An answer a handler run sent from within this span: the
                 # sender's overhead here; its flight is the asker's to wait
                 # for (charged where the asker's span waits for it).
