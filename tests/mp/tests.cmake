@@ -231,11 +231,11 @@ add_held_node_test(useless_moves 2 -)
 # nothing (dense_refused.c): the group's fetch must leave it alone too, or
 # it is valid but unmapped and its next read faults for ever.
 add_held_node_test(dense_refused 3 -)
-# A node waiting in a barrier or for a lock of remote atomics polls a word
-# of its own memory, which the last node to arrive or the releaser moves,
-# and makes no operation on the network meanwhile (quiet_waits.c): under
-# the default preset, and under GeNIMA's, whose barrier and locks they are.
-add_held_node_test(quiet_waits 3 - genima)
+# A node waiting in a barrier of remote atomics polls a word of its own
+# memory, which the last node to arrive moves, and makes no operation on
+# the network meanwhile (quiet_barrier_wait.c): under the default preset,
+# and under GeNIMA's, whose barrier it is.
+add_held_node_test(quiet_barrier_wait 3 - genima)
 # A permutation's scatter over pages of both homes (dense_scatter.c): the
 # groups dense write-ahead opens grow with the scatter and take the node's
 # own home pages too, so the node takes under one write fault per 8 pages
