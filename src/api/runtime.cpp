@@ -64,6 +64,19 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   if (!apply_axes(chosen, rt->opt.axes, axis_error)) fatal("RDSM_AXES=%s: %s", rt->opt.axes.c_str(), axis_error.c_str());
   const ProtocolConfig *cfg = &chosen;
   rt->fabric = fabric::make_fabric(rt->opt);
+  if (!rt->opt.protocol_named && rt->fabric->one_sided_in_software()) {
+    // The default preset, across hosts that do one-sided operations in
+    // software: the message axes first, then the user's own on top.
+    chosen = *preset;
+    const std::string axes = std::string(kSoftwareOneSidedAxes) + (rt->opt.axes.empty() ? "" : "," + rt->opt.axes);
+    if (!apply_axes(chosen, axes, axis_error)) fatal("RDSM_AXES=%s: %s", rt->opt.axes.c_str(), axis_error.c_str());
+    static bool said = false;  // a fork-join master builds a runtime per job
+    if (!said && rt->fabric->rank() == 0)
+      note("the job spans hosts without an RDMA transport, where one-sided operations wait for the target's "
+           "software: the default protocol runs as %s (docs/clusters.md); name --protocol to choose another",
+           chosen.name.c_str());
+    said = true;
+  }
   // A fabric that starts the job itself (mpi) knows rank and size only now.
   rt->opt.rank = rt->fabric->rank();
   rt->opt.nodes = rt->fabric->nodes();
@@ -137,6 +150,7 @@ NodeStatsLine final_stats(const Runtime &rt) {
   }
   if (rt.protocol) {
     n.memory = memory_backend_name(rt.protocol->region().memory_backend());
+    n.protocol = rt.protocol->config().name;
     n.region_bytes = rt.protocol->region().bytes();
   }
   char host[256] = "";

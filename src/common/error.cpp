@@ -52,6 +52,13 @@ void warn(const char *fmt, ...) {
   va_end(ap);
 }
 
+void note(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("note: ", nullptr, fmt, ap);
+  va_end(ap);
+}
+
 void fatal_signal_safe(const char *msg) {
   static const char prefix[] = "rdsm: error: ";
   ssize_t w = write(STDERR_FILENO, prefix, sizeof prefix - 1);

@@ -12,6 +12,8 @@ namespace rdsm {
 [[noreturn]] void api_error(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 // Prints a warning line, once per distinct call site is up to the caller.
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// Prints a line saying what rdsm chose by itself, and why.
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // Node id shown in messages; -1 until known.
 void set_diagnostic_node(int node);
 

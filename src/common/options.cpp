@@ -97,7 +97,10 @@ Options options_from_environment() {
     if (!f) fatal("RDSM_NODES is set but RDSM_NODE_FDS is not; start programs with `rdsm run -n N prog`");
     o.node_fds = f;
   }
-  if (const char *v = env("RDSM_PROTOCOL")) o.protocol = v;
+  if (const char *v = env("RDSM_PROTOCOL")) {
+    o.protocol = v;
+    o.protocol_named = true;
+  }
   if (const char *v = env("RDSM_AXES")) o.axes = v;
   if (const char *v = env("RDSM_FABRIC")) {
     o.fabric = v;

@@ -60,6 +60,7 @@ struct Options {
   bool launched = false;           // started by `rdsm run` (RDSM_NODES set)
   std::string node_fds;            // RDSM_NODE_FDS: memfd of every node, comma separated
   std::string protocol = "rdsm";   // RDSM_PROTOCOL
+  bool protocol_named = false;     // RDSM_PROTOCOL was set: its axes are not adapted to the fabric
   std::string axes;                // RDSM_AXES: per-axis overrides of the preset, "lock=atomic,..."
   std::string fabric = "shm";      // RDSM_FABRIC
   // The emu fabric (fabric/emu_params.hpp): the fabric it wraps, a preset of

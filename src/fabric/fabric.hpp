@@ -176,6 +176,13 @@ class Fabric {
   //   signal_safe:           those and send, sendv, wait.
   virtual bool one_sided_signal_safe() const { return false; }
   virtual bool signal_safe() const { return false; }
+  // Whether some nodes are on other hosts and a one-sided operation aimed at
+  // them is carried out by software there (MPI over TCP: the target's
+  // progress thread), not by a network adapter or by memory.  Each such
+  // operation then costs a wake-up of the target, as a message does, and a
+  // fetch of a few operations costs several: the default preset takes the
+  // message axes instead (presets.hpp).  The same answer at every node.
+  virtual bool one_sided_in_software() const { return false; }
 
   // ---- job-level ---------------------------------------------------------
   // Job-level barrier of all nodes; needs no handler, so it works before

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "fabric/mpi_environment.hpp"
+#include "fabric/rdma_transport.hpp"
 #include "stats/stats.hpp"
 #include "stats/trace.hpp"
 
@@ -63,6 +65,11 @@ MpiFabric::MpiFabric(const Options &opt) : mode_(opt.handler) {
   check(MPI_Comm_dup(MPI_COMM_WORLD, &quiet_comm_), "MPI_Comm_dup");
   wins_.reset(new Win[kMaxSegments]);
   join_host(opt);
+  // Between hosts one-sided operations go through MPI; they are done in
+  // hardware only where every host has an RDMA transport (agreed, so that
+  // every rank resolves the default preset alike).
+  std::string no_rdma;
+  software_one_sided_ = host_ranks_.size() < (size_t)nodes_ && !agree(rdma_transport_here(&no_rdma));
   // Made by every rank (it is collective); it watches where a timeout is set.
   watchdog_ = std::make_unique<MpiWatchdog>(opt.hang_seconds);
 }

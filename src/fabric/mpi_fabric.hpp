@@ -92,6 +92,8 @@ class MpiFabric final : public Fabric {
   // the whole job is on one host and every segment is mapped, one-sided
   // operations make no MPI call, and the fault path may use them there.
   bool one_sided_signal_safe() const override { return all_mapped_.load(std::memory_order_acquire); }
+  // The job spans hosts and some host has no RDMA transport (rdma_transport.hpp).
+  bool one_sided_in_software() const override { return software_one_sided_; }
 
   void barrier() override;
   void stop() override;
@@ -145,6 +147,7 @@ class MpiFabric final : public Fabric {
   // the whole job), one_host_ when the job has no other rank.
   bool mapped_ = false;
   bool one_host_ = false;
+  bool software_one_sided_ = false;  // one_sided_in_software()
   std::vector<int> host_ranks_;     // world ranks of the host's ranks, in host order
   std::vector<Doorbell *> bells_;   // by world rank: the rank's doorbell if mapped, else null
   Doorbell own_bell_{};             // this rank's doorbell when nothing is mapped

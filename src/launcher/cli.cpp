@@ -292,6 +292,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
       throw UsageError("unknown protocol " + quoted(*v) + " (" + source + "); the protocols are: " +
                        protocol_names());
     cfg.protocol = *v;
+    cfg.protocol_named = true;
   } else {
     cfg.protocol = defaults.protocol;
   }

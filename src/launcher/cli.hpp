@@ -14,6 +14,7 @@ namespace rdsm::launcher {
 struct RunConfig {
   int nodes = 0;
   std::string protocol;
+  bool protocol_named = false;  // by --protocol or RDSM_PROTOCOL: else the nodes may adapt the default's axes
   std::string axes;  // per-axis overrides of the preset, empty for none
   std::string handler;    // "interrupt" or "poll"
   std::string memory;     // "uffd", "mprotect", or empty: the nodes' default

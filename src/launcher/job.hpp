@@ -41,8 +41,18 @@ struct JobResult {
   std::vector<NodeRecord> nodes;  // the launched nodes, then any forked workers
   int forked_jobs = 0;            // how many jobs the fork-join program formed
   std::string memory;             // the memory backend node 0 reported; empty if it never had a region
+  // The preset and axes node 0 ran, where its statistics say so (mpi
+  // fabric): the default preset's axes may differ from the launcher's.
+  std::string protocol;
   uint64_t region_bytes = 0;      // the size of node 0's region; 0 if it never had one
   std::string races_json;         // --races: the race report as JSON, once made
+
+  // "preset+axes" as the job ran it: node 0's word where it gave one, else
+  // what the launcher was told.
+  std::string ran_protocol(const RunConfig &cfg) const {
+    if (!protocol.empty()) return protocol;
+    return cfg.protocol + (cfg.axes.empty() ? "" : "+" + cfg.axes);
+  }
 };
 
 // Runs the job to its end.  Messages about failures are printed to stderr

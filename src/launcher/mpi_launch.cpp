@@ -86,7 +86,8 @@ std::vector<std::string> mpirun_command(const RunConfig &cfg, const std::string 
 
   // The settings, as the nodes read them (common/options.hpp).
   setenv("RDSM_FABRIC", "mpi", 1);
-  set("RDSM_PROTOCOL", cfg.protocol);
+  // Unnamed, the default preset may take other axes across hosts (presets.hpp).
+  if (cfg.protocol_named) set("RDSM_PROTOCOL", cfg.protocol);
   set("RDSM_AXES", cfg.axes);
   set("RDSM_HANDLER", cfg.handler);
   set("RDSM_MEMORY", cfg.memory);

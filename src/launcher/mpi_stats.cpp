@@ -30,6 +30,7 @@ void take_mpi_stats(const std::vector<std::string> &lines, int nodes, JobResult 
     node.threads = n.threads;
     if (n.rank == 0) {
       result->memory = n.memory;
+      result->protocol = n.protocol;
       result->region_bytes = n.region_bytes;
     }
   }

@@ -174,8 +174,11 @@ std::string stats_json(const RunConfig &cfg, const JobResult &result) {
   std::string args = "[";
   for (size_t i = 0; i < cfg.args.size(); ++i) args += (i ? ", " : "") + str(cfg.args[i]);
   member("args", args + "]");
-  member("protocol", str(cfg.protocol));
-  member("axes", str(cfg.axes));
+  // As the job ran them (the default preset may adapt its axes to the fabric).
+  const std::string ran = result.ran_protocol(cfg);
+  const size_t plus = ran.find('+');
+  member("protocol", str(ran.substr(0, plus)));
+  member("axes", str(plus == std::string::npos ? "" : ran.substr(plus + 1)));
   member("handler", str(cfg.handler));
   member("memory", str(result.memory));
   member("fabric", str(cfg.fabric));

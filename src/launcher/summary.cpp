@@ -111,7 +111,7 @@ std::vector<std::string> ms_cells(const std::string &label, const std::vector<do
 
 void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   std::string memory = result.memory.empty() ? "" : ", memory " + result.memory;
-  fprintf(out, "rdsm: protocol %s, handler %s%s, %d node%s, fabric %s, wall time %.3f s\n", (cfg.protocol + (cfg.axes.empty() ? "" : "+" + cfg.axes)).c_str(),
+  fprintf(out, "rdsm: protocol %s, handler %s%s, %d node%s, fabric %s, wall time %.3f s\n", result.ran_protocol(cfg).c_str(),
           cfg.handler.c_str(), memory.c_str(), cfg.nodes, cfg.nodes == 1 ? "" : "s", cfg.fabric.c_str(), result.wall_seconds);
   size_t forked = 0;
   for (const auto &n : result.nodes) forked += n.forked;

@@ -86,6 +86,16 @@ struct ProtocolConfig {
 
 // The preset used when none is named.
 constexpr const char *kDefaultProtocol = "rdsm";
+// The axes it takes, when none is named either, on a fabric whose one-sided
+// operations between hosts are done by the target's software
+// (Fabric::one_sided_in_software: MPI over TCP).  There each one-sided
+// operation waits for the target's progress thread as a message waits for
+// its handler, so a fetch of six operations costs six wake-ups where a
+// request costs one (docs/clusters.md: across two hosts over TCP a read
+// fault took 1.1 ms one-sided, 55 us by message; a barrier 3.4 ms, 32 us).
+// Homes still migrate and prefetch stays adaptive: those ride on messages.
+constexpr const char *kSoftwareOneSidedAxes =
+    "fetch=message,claim=message,diff=message,lock=manager,barrier=manager,notices=lazy";
 // Every preset, in the order they are listed to users.
 const std::vector<ProtocolConfig> &protocol_presets();
 // The preset of that name, or nullptr.

@@ -68,7 +68,7 @@ bool field(const std::vector<std::string> &fields, const char *name, std::string
 std::string encode_stats_line(const NodeStatsLine &n) {
   std::string line = kStatsLinePrefix;
   line += "rank=" + std::to_string(n.rank) + " pid=" + std::to_string(n.pid) + " host=" + n.host +
-          " memory=" + n.memory + " region=" + std::to_string(n.region_bytes) +
+          " memory=" + n.memory + " protocol=" + n.protocol + " region=" + std::to_string(n.region_bytes) +
           " threads=" + std::to_string(n.threads.size()) + " data=";
   append_hex(line, &n.stats, sizeof n.stats);
   if (!n.threads.empty()) append_hex(line, n.threads.data(), n.threads.size() * sizeof n.threads[0]);
@@ -104,6 +104,7 @@ bool decode_stats_line(const std::string &line, NodeStatsLine *out, std::string 
     return false;
   }
   if (!field(fields, "memory", &out->memory)) out->memory.clear();
+  if (!field(fields, "protocol", &out->protocol)) out->protocol.clear();
   if (t > (uint64_t)kMaxNodeThreads || bytes.size() != sizeof(rdsm_stats) + t * sizeof(ThreadStatsRow)) {
     *error = "its figures are laid out differently (" + std::to_string(bytes.size()) +
              " bytes); is the program linked with another version of rdsm than this launcher?";

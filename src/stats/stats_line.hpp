@@ -29,6 +29,7 @@ struct NodeStatsLine {
   int pid = 0;
   std::string host;    // no blanks (a host name)
   std::string memory;  // the memory backend the node ran; no blanks, may be empty
+  std::string protocol;  // the preset and axes the node ran ("rdsm+fetch=message,..."); no blanks, may be empty
   uint64_t region_bytes = 0;
   rdsm_stats stats{};
   std::vector<ThreadStatsRow> threads;  // a node of several compute threads only

@@ -175,6 +175,32 @@ foreach(protocol async rdsm)
                        PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
   list(APPEND multihost_tests multihost.stress.${protocol}.n4)
 endforeach()
+# With no protocol named, the default preset takes the message axes across
+# hosts without an RDMA transport (presets.hpp: kSoftwareOneSidedAxes), and
+# says so; the random stress checks that combination there.  On one host,
+# where one-sided operations are memory operations, it stays one-sided.
+# Whole seeds: by messages a seed takes a second across the link at 2
+# ranks, 14 s at 4.
+foreach(nodes 2 4)
+  if(nodes EQUAL 2)
+    set(seeds 1:2)
+  else()
+    set(seeds 1:1)
+  endif()
+  add_test(NAME multihost.stress.default.n${nodes}
+           COMMAND ${RDSM_NETNS} 2 $<TARGET_FILE:rdsm> run --fabric mpi -n ${nodes} --hosts @HOSTS@
+                   --timeout 900 $<TARGET_FILE:stress> --seeds ${seeds})
+  set_tests_properties(multihost.stress.default.n${nodes} PROPERTIES
+                       LABELS "mp;mpi;multihost" TIMEOUT 1000 SKIP_RETURN_CODE 77
+                       PASS_REGULAR_EXPRESSION "note: the job spans hosts without an RDMA transport.*\nPASS(.*\n)*rdsm: protocol rdsm\\+fetch=message,claim=message,diff=message,lock=manager,barrier=manager,notices=lazy, "
+                       FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
+  list(APPEND multihost_tests multihost.stress.default.n${nodes})
+endforeach()
+add_test(NAME launcher.mpi.default_one_host
+         COMMAND $<TARGET_FILE:rdsm> run --fabric mpi -n 2 $<TARGET_FILE:micro_fault> --pages 64)
+set_tests_properties(launcher.mpi.default_one_host PROPERTIES LABELS "mp;mpi" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "rdsm: protocol rdsm, handler"
+                     FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}|note: the job spans hosts")
 # The figures across the link (no limit on the time: TCP between namespaces
 # is this machine's kernel, not a network); a computing target must still
 # answer within 3x the idle time.

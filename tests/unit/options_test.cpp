@@ -32,6 +32,15 @@ TEST(Options, DefaultsWithoutLauncher) {
   EXPECT_FALSE(o.launched);
   EXPECT_EQ(o.nodes, 1);
   EXPECT_EQ(o.protocol, "rdsm");
+  EXPECT_FALSE(o.protocol_named);
+}
+
+TEST(Options, AProtocolSetIsNamed) {
+  setenv("RDSM_PROTOCOL", "rdsm", 1);
+  Options o = options_from_environment();
+  unsetenv("RDSM_PROTOCOL");
+  EXPECT_EQ(o.protocol, "rdsm");
+  EXPECT_TRUE(o.protocol_named);
 }
 
 TEST(Options, PrepopulateTakesOnOffOrASize) {

@@ -45,3 +45,21 @@ TEST(Presets, ScRejectsTheReleaseConsistencyAxes) {
         << error;
   }
 }
+
+TEST(Presets, TheDefaultAcrossSoftwareOneSidedHostsTakesMessages) {
+  ProtocolConfig c = *find_protocol(kDefaultProtocol);
+  std::string error;
+  ASSERT_TRUE(apply_axes(c, kSoftwareOneSidedAxes, error)) << error;
+  EXPECT_EQ(c.fetch, FetchAxis::message);
+  EXPECT_EQ(c.claim, HomeClaimAxis::message);
+  EXPECT_EQ(c.diff, DiffAxis::message);
+  EXPECT_EQ(c.lock, LockAxis::manager);
+  EXPECT_EQ(c.barrier, BarrierAxis::manager);
+  EXPECT_EQ(c.notices, NoticeAxis::lazy);
+  // What rides on messages stays.
+  EXPECT_EQ(c.home, HomeAxis::migrate);
+  EXPECT_EQ(c.prefetch, PrefetchAxis::adaptive);
+  std::string name = "rdsm+";
+  name.append(kSoftwareOneSidedAxes);
+  EXPECT_EQ(c.name, name);
+}
