@@ -212,7 +212,11 @@ uint64_t MpiFabric::atomic_load(NodeId dst, SegmentId seg, uint64_t off) {
 }
 
 // Issued one after the other, completed by one flush of each window they
-// used: the round trips overlap.  An add nobody reads still goes as
+// used: the gets' round trips overlap.  The atomics' do not: osc/ucx of
+// Open MPI 4.1 waits for each fetch-and-op's answer before it returns
+// (measured across two hosts over TCP: a batch of thousands of adds kept a
+// rank spinning for seconds), so the protocol sends large batches of adds
+// as a message where it can (copy_counts.cpp).  An add nobody reads still goes as
 // MPI_Fetch_and_op, into a scratch word: osc/ucx makes a single-element
 // fetch-and-op a network atomic, which the target's processor atomics on
 // the same word respect, but an MPI_Accumulate a read-modify-write under

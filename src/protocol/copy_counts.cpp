@@ -10,9 +10,25 @@
 // round trips); the fetch paths, which may run in a signal handler and
 // allocate nothing, count out the pages they did not fetch after all in
 // batches of their own, from the fetch scratch (queue_uncounts).
+//
+// With fetch=message the home's handler counts each copy in as it serves
+// the page (serve_fetch), with its processor's atomics.  Where the home's
+// memory is mapped here (one host) the count goes out the same way, a
+// processor atomic on the shared word.  Elsewhere the copies are counted
+// out by the home too: one message per home listing the pages, applied by
+// its handler.  A network's atomics need not be atomic with the home's
+// processor's, and over a network without RDMA a batch of thousands of
+// them costs a round trip each through the home's progress thread
+// (seconds after a barrier that drops many copies), where this is one
+// message.  A message from this node reaches the home before any later
+// request of this node's, so a copy fetched again is counted in after it
+// was counted out.
 #include <algorithm>
+#include <cstring>
 
+#include "common/error.hpp"
 #include "protocol/hlrc.hpp"
+#include "protocol/msg_types.hpp"
 
 namespace rdsm {
 
@@ -26,14 +42,32 @@ void Hlrc::send_uncounts() {
   if (uncounts_.empty()) return;
   std::sort(uncounts_.begin(), uncounts_.end());
   std::vector<fabric::Fabric::BatchOp> ops;
+  std::vector<uint32_t> pages;
   for (size_t i = 0; i < uncounts_.size();) {
     const int home = uncounts_[i].first;
+    fabric::Segment mapped;
+    if (cfg_.fetch == FetchAxis::message && !f_.peer_segment(home, copies_seg_.id, &mapped)) {
+      pages.clear();
+      for (; i < uncounts_.size() && uncounts_[i].first == home; ++i) pages.push_back(uncounts_[i].second);
+      f_.send(home, msg::kUncount, pages.data(), pages.size() * sizeof(uint32_t));
+      continue;
+    }
     ops.clear();
     for (; i < uncounts_.size() && uncounts_[i].first == home; ++i)
       ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, uncounts_[i].second * sizeof(uint64_t), (uint64_t)-1));
     f_.batch(home, ops.data(), ops.size());
   }
   uncounts_.clear();
+}
+
+void Hlrc::on_uncounts(const fabric::Message &m) {
+  if (m.len % sizeof(uint32_t)) fatal("internal error: count-out message of %zu bytes from node %d", m.len, m.src);
+  for (size_t i = 0; i < m.len / sizeof(uint32_t); ++i) {
+    uint32_t p;
+    memcpy(&p, static_cast<const uint8_t *>(m.data) + i * sizeof p, sizeof p);
+    if (p >= pages_) fatal("internal error: node %d counts out a copy of page %u, beyond the region", m.src, p);
+    copies_here(p).fetch_sub(page_word::kCopy, std::memory_order_seq_cst);
+  }
 }
 
 }  // namespace rdsm

@@ -141,7 +141,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   forget_floor_.assign(nodes_, 0);
 
   using fabric::Message;
-  for (auto t : {msg::kFetchRequest, msg::kFetchReply, msg::kHomeQuery, msg::kHomeReply, msg::kHomesMoved})
+  for (auto t : {msg::kFetchRequest, msg::kFetchReply, msg::kHomeQuery, msg::kHomeReply, msg::kHomesMoved, msg::kUncount})
     stats().classify(t, HandlerWork::page);
   for (auto t : {msg::kDiff, msg::kDiffAck}) stats().classify(t, HandlerWork::diff);
   f_.set_handler(msg::kFetchRequest, [this](const Message &m) { on_fetch_request(m); });
@@ -151,6 +151,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   f_.set_handler(msg::kHomeQuery, [this](const Message &m) { on_home_query(m); });
   f_.set_handler(msg::kHomeReply, [this](const Message &m) { on_home_reply(m); });
   f_.set_handler(msg::kHomesMoved, [this](const Message &m) { on_homes_moved(m); });
+  f_.set_handler(msg::kUncount, [this](const Message &m) { on_uncounts(m); });
   f_.set_handler(msg::kNoticeQuery, [this](const Message &m) {
     VClock their;
     their.resize(m.len / 4);

@@ -143,6 +143,7 @@ class Hlrc final : public Protocol {
   // This node's copy is gone: counted out later, a batch per home (send_uncounts, copy_counts.cpp).
   void uncount_copy(size_t page);
   void send_uncounts();
+  void on_uncounts(const fabric::Message &m);  // fetch=message, homes not mapped here: the home counts out
   std::vector<std::pair<int, uint32_t>> uncounts_;  // (home, page) to count out
   static constexpr size_t kHomeFaultRun = 64;  // home pages a fault may map at once with the faulting one
   // A twin to read (kZeroTwin: kZeroPage); one to write comes from twin_to_write (zero_twins.cpp).

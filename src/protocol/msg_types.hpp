@@ -12,4 +12,5 @@ constexpr fabric::MsgType kHomeReply = 21;
 constexpr fabric::MsgType kNoticeQuery = 22;
 constexpr fabric::MsgType kNoticeReply = 23;
 constexpr fabric::MsgType kHomesMoved = 24;  // to itself: serve fetches that waited for a migration
+constexpr fabric::MsgType kUncount = 25;     // copies dropped, counted out by the home (fetch=message)
 }  // namespace rdsm::msg
