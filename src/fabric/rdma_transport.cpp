@@ -4,13 +4,26 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 namespace rdsm::fabric {
 
 namespace {
+// Whether any comma-separated item of `list` satisfies `pred`.
+bool any_item(const char *list, const std::function<bool(const std::string &)> &pred) {
+  std::string s = list;
+  for (size_t at = 0; at <= s.size();) {
+    size_t end = s.find(',', at);
+    if (end == std::string::npos) end = s.size();
+    if (pred(s.substr(at, end - at))) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 // A UCX transport name that drives an RDMA adapter: rc, rc_verbs, rc_mlx5,
 // dc_x, ud_v, ib (the alias of all of them), or all.
-bool rdma_transport_name(const std::string &t) {
+bool ucx_rdma_name(const std::string &t) {
   if (t == "all" || t == "ib") return true;
   for (const char *family : {"rc", "dc", "ud"}) {
     const size_t n = strlen(family);
@@ -18,9 +31,16 @@ bool rdma_transport_name(const std::string &t) {
   }
   return false;
 }
+
+// A libfabric provider (or "a;b" stack) that reaches an adapter.
+bool fi_adapter_name(const std::string &p) {
+  for (const char *soft : {"tcp", "sockets", "udp", "shm"})
+    if (p == soft || p.compare(0, strlen(soft) + 1, std::string(soft) + ";") == 0) return false;
+  return !p.empty();
+}
 }  // namespace
 
-bool rdma_transport_usable(const char *devices_dir, const char *ucx_tls, std::string *why) {
+bool rdma_transport_usable(const char *devices_dir, const TransportSettings &set, std::string *why) {
   DIR *d = opendir(devices_dir);
   size_t devices = 0;
   if (d) {
@@ -32,25 +52,29 @@ bool rdma_transport_usable(const char *devices_dir, const char *ucx_tls, std::st
     *why = std::string("no RDMA device in ") + devices_dir;
     return false;
   }
-  if (ucx_tls && *ucx_tls && ucx_tls[0] != '^') {
-    std::string list = ucx_tls;
-    bool named = false;
-    for (size_t at = 0; at <= list.size() && !named;) {
-      size_t end = list.find(',', at);
-      if (end == std::string::npos) end = list.size();
-      named = rdma_transport_name(list.substr(at, end - at));
-      at = end + 1;
-    }
-    if (!named) {
-      *why = std::string("UCX_TLS=") + ucx_tls + " names no RDMA transport";
-      return false;
-    }
+  if (set.ucx_tls && *set.ucx_tls && set.ucx_tls[0] != '^' && !any_item(set.ucx_tls, ucx_rdma_name)) {
+    *why = std::string("UCX_TLS=") + set.ucx_tls + " names no RDMA transport";
+    return false;
+  }
+  if (set.ompi_osc && *set.ompi_osc && set.ompi_osc[0] != '^' &&
+      !any_item(set.ompi_osc, [](const std::string &c) { return c == "ucx" || c == "rdma"; })) {
+    *why = std::string("OMPI_MCA_osc=") + set.ompi_osc + " does one-sided operations with messages";
+    return false;
+  }
+  if (set.fi_provider && *set.fi_provider && set.fi_provider[0] != '^' &&
+      !any_item(set.fi_provider, fi_adapter_name)) {
+    *why = std::string("FI_PROVIDER=") + set.fi_provider + " reaches no RDMA adapter";
+    return false;
   }
   return true;
 }
 
 bool rdma_transport_here(std::string *why) {
-  return rdma_transport_usable("/sys/class/infiniband", getenv("UCX_TLS"), why);
+  TransportSettings set;
+  set.ucx_tls = getenv("UCX_TLS");
+  set.ompi_osc = getenv("OMPI_MCA_osc");
+  set.fi_provider = getenv("FI_PROVIDER");
+  return rdma_transport_usable("/sys/class/infiniband", set, why);
 }
 
 }  // namespace rdsm::fabric
