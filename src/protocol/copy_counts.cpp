@@ -12,9 +12,10 @@
 // batches of their own, from the fetch scratch (queue_uncounts).
 //
 // With fetch=message the home's handler counts each copy in as it serves
-// the page (serve_fetch), with its processor's atomics.  Where the home's
-// memory is mapped here (one host) the count goes out the same way, a
-// processor atomic on the shared word.  Elsewhere the copies are counted
+// the page (serve_fetch), with its processor's atomics.  Where the fabric
+// maps the home's memory here (peer_segment: the shm fabric) the count goes
+// out the same way, a processor atomic on the shared word.  Elsewhere
+// (the mpi fabric, whose atomics go through MPI) the copies are counted
 // out by the home too: one message per home listing the pages, applied by
 // its handler.  A network's atomics need not be atomic with the home's
 // processor's, and over a network without RDMA a batch of thousands of
