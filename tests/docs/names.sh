@@ -4,7 +4,7 @@
 # What the user guide (docs/*.md) names exists: every --option it shows is
 # one that `rdsm --help`, `rdsm run --help`, `rdsm bench --help`,
 # `rdsm report --help` or `rdsm sim --help` lists (or one of the few of cmake, ctest and
-# pkg-config the guide uses), every RDSM_* name is in the sources, and
+# pkg-config the guide uses), every RDSM_* name is in the sources (or the multi-host test harness), and
 # every link to another page leads to a file.
 # docs/bad_inputs.md is generated from the tests and checked by its own.
 set -euo pipefail
@@ -31,8 +31,8 @@ for opt in $(grep -ohE -- '--[a-z][a-z0-9-]*' "${pages[@]}" | sort -u); do
 done
 for name in $(grep -ohE 'RDSM_[A-Z_]+[A-Z]' "${pages[@]}" | sort -u); do
   grep -rqw --include='*.c' --include='*.cpp' --include='*.h' --include='*.hpp' --include='*.in' \
-    --include='*.txt' --include='*.cmake' --include='*.m4.rdsm' -- "$name" "$src/src" "$src/include" "$src/cmake" \
-    "$src/splash" "$src/CMakeLists.txt" && continue
+    --include='*.txt' --include='*.cmake' --include='*.m4.rdsm' --include='*.sh' -- "$name" "$src/src" "$src/include" \
+    "$src/cmake" "$src/splash" "$src/CMakeLists.txt" "$src/tests/multihost" && continue
   echo "docs name $name, which is not in the sources" >&2
   bad=1
 done

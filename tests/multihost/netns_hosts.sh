@@ -7,7 +7,8 @@
 # @HOSTS@ becomes the hosts' addresses, comma-separated (for --hosts) and
 # @BRIDGE_DEV@ the root side of host 2's link (to bring it down).  Open
 # MPI, MPICH's hydra and UCX are pointed at these interfaces and at
-# launch_agent.sh, which starts each host's daemon in its namespace.
+# launch_agent.sh, which starts each host's daemon in its namespace, on a
+# processor of its own where there are enough (RDSM_NETNS_PIN=0: anywhere).
 # Everything is removed when COMMAND ends, however it ends.  Needs root and
 # the `ip` tool; exits 77 (a skipped test) with the reason when either is
 # missing.
