@@ -76,7 +76,7 @@ endforeach()
 # `rdsm run --fabric mpi`: the launcher hands the job to mpirun, the
 # settings to the ranks.  stress under every software preset (the hw preset
 # needs the shm fabric's shared pages), at 2 and 4 ranks.
-set(RDSM_MPI_LAUNCH_PROTOCOLS async ardmar draw newgen genima rdsm)
+set(RDSM_MPI_LAUNCH_PROTOCOLS async ardmar draw newgen genima rdsm sc)
 foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
   foreach(nodes 2 4)
     add_test(NAME launcher.mpi.stress.${protocol}.n${nodes}
@@ -127,9 +127,9 @@ endforeach()
 # through multihost/launch_agent.sh instead of ssh.  Root only (exit 77,
 # skipped, otherwise).  SOR under every software preset at 2 ranks (one per
 # host) and 4 (two per host: both ways at once), the random stress at 2
-# (one seed of 10 rounds or fewer: a whole seed across the link took 75 s
-# under the default preset, and the whole seeds run on the other fabrics),
-# and the fetch latency across the link.
+# and 4 (one seed of 10 rounds or fewer: a whole seed across the link took
+# 75 s under the default preset, and the whole seeds run on the other
+# fabrics), and the fetch latency across the link.
 set(RDSM_NETNS ${CMAKE_CURRENT_SOURCE_DIR}/multihost/netns_hosts.sh)
 # Rounds of the stress across the link: the presets whose every lock and
 # notice is a one-sided operation pay a TCP round trip for each (the
@@ -140,8 +140,6 @@ endforeach()
 set(multihost_rounds_rdsm 4)
 set(multihost_rounds_genima 4)
 set(multihost_rounds_newgen 5)
-set(multihost_rounds_async_n4 6)
-set(multihost_rounds_rdsm_n4 3)
 set(multihost_tests multihost.fetch_latency)
 foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
   foreach(nodes 2 4)
@@ -162,11 +160,17 @@ foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
                        PASS_REGULAR_EXPRESSION "PASS" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
 endforeach()
 # The random stress at 4 ranks (two per host: every pair of ranks both on
-# one host and across the link) under the default preset and async, one
-# seed of a few rounds each: at 2 ranks a whole seed (20 rounds) across
-# the link takes minutes on a busy machine, and the default preset's 10
-# rounds at 4 ranks took 164 s of CI's multihost stage (6 took 107 s).
-foreach(protocol async rdsm)
+# one host and across the link) under every software preset, one seed of a
+# few rounds each: at 2 ranks a whole seed (20 rounds) across the link
+# takes minutes on a busy machine, and the default preset's 10 rounds at 4
+# ranks took 164 s of CI's multihost stage (6 took 107 s).  Three rounds
+# of ardmar, newgen or genima take 9-14 s; sc's 20 take 2 s.
+foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
+  set(multihost_rounds_${protocol}_n4 3)
+endforeach()
+set(multihost_rounds_async_n4 6)
+set(multihost_rounds_sc_n4 20)
+foreach(protocol ${RDSM_MPI_LAUNCH_PROTOCOLS})
   add_test(NAME multihost.stress.${protocol}.n4
            COMMAND ${RDSM_NETNS} 2 $<TARGET_FILE:rdsm> run --fabric mpi -n 4 --hosts @HOSTS@ --protocol ${protocol}
                    --timeout 900 $<TARGET_FILE:stress> --seeds 1:1 --rounds ${multihost_rounds_${protocol}_n4})
