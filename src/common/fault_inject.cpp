@@ -11,12 +11,13 @@
 namespace rdsm {
 
 namespace {
-enum class FaultAction { die, stop, delay };
+enum class FaultAction { die, stop, delay, hang };
 constexpr long kDelayMs = 300;  // how long "delay" holds the node
 
 const char *const kPoints[] = {"fetch",      "fetch_serve",    "diff_version", "diff_apply",
                                "whole_page", "lock_held",      "barrier",      "home_claim",
-                               "home_migration", "refresh",    "copy_counted", "first_copy_log"};
+                               "home_migration", "refresh",    "copy_counted", "first_copy_log",
+                               "mpi_finalize"};
 
 // Appends text or a number to a fixed buffer: no formatting library, so
 // that a point reached in the signal handler dies with signal-safe calls only.
@@ -75,8 +76,10 @@ bool split(const std::string &spec, std::string &point, long &node, long &count,
     act = FaultAction::stop;
   } else if (action == "delay") {
     act = FaultAction::delay;
+  } else if (action == "hang") {
+    act = FaultAction::hang;
   } else {
-    error = "ACTION '" + action + "' is not an action; use die, stop or delay";
+    error = "ACTION '" + action + "' is not an action; use die, stop, delay or hang";
     return false;
   }
   char *end = nullptr;
@@ -136,7 +139,10 @@ void fault_point(const char *point) {
   put(line, n, sizeof line, "]: fault injection: node ");
   put(line, n, sizeof line, (long)a.rank);
   put(line, n, sizeof line,
-      a.action == FaultAction::stop ? " stops at " : a.action == FaultAction::delay ? " pauses at " : " dies at ");
+      a.action == FaultAction::stop    ? " stops at "
+      : a.action == FaultAction::delay ? " pauses at "
+      : a.action == FaultAction::hang  ? " hangs at "
+                                       : " dies at ");
   put(line, n, sizeof line, point);
   put(line, n, sizeof line, " (visit ");
   put(line, n, sizeof line, a.count);
@@ -148,6 +154,11 @@ void fault_point(const char *point) {
     while (nanosleep(&t, &t) != 0) {
     }
     return;
+  }
+  if (a.action == FaultAction::hang) {
+    // This thread never comes back; the rest of the node goes on (a call
+    // into a library that does not return).
+    for (;;) pause();
   }
   const bool stop = a.action == FaultAction::stop;
   // SIGSTOP freezes every thread at once, the heartbeat's too: from outside

@@ -1,8 +1,9 @@
 // Fault injection for tests: RDSM_FAULT=POINT:NODE[:N[:ACTION]] makes node
 // NODE die (ACTION "die", the default: SIGKILL), stop (ACTION "stop":
-// SIGSTOP, the whole process frozen, as a hung node would be) or pause for
+// SIGSTOP, the whole process frozen, as a hung node would be), pause for
 // 300 ms and go on (ACTION "delay": the calling thread sleeps, as a node
-// descheduled on a busy machine would) the N-th time (default the first) it
+// descheduled on a busy machine would) or hang (ACTION "hang": the calling
+// thread never returns, the node's other threads go on) the N-th time (default the first) it
 // reaches the named point, after one line on stderr naming the point, so
 // that tests can check that a failure in the middle of a protocol step ends
 // the whole job cleanly (a death at once, a stop once the launcher's hang
@@ -29,6 +30,8 @@
 //                   counted in the page's word at its home, not yet in the
 //                   home's count of first copies (one-sided fetches)
 //   first_copy_log  such a copy counted there too, not yet logged there
+//   mpi_finalize    the mpi fabric's end under MPICH, in MPI_Finalize's
+//                   place (with "hang": a finalize that never returns)
 #pragma once
 #include <string>
 

@@ -1,10 +1,18 @@
 #include "fabric/mpi_environment.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "common/error.hpp"
+#include "common/fault_inject.hpp"
 #include "fabric/rank_link.hpp"
 
 namespace rdsm::fabric::mpi {
@@ -69,13 +77,69 @@ void start_mpi() {
   if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) link_rank(rank);
 }
 
+// MPICH 4.0 over UCX can wait in MPI_Finalize for ever: a rank that has
+// closed its connections waits for the others in a PMI barrier, where it
+// no longer answers the close of a connection that another rank is still
+// waiting for (pmodels/mpich#6596, fixed after 4.0).  Seen across the
+// emulated hosts in about one 4-rank job of three, after the program had
+// printed its result.  The rank's work is done by then (its last barrier
+// is behind it), so under MPICH a finalize that has not returned after
+// this long ends the rank with a warning instead of leaving the job hung
+// (hydra then ends the job normally).  Not under Open MPI: its mpirun
+// takes a rank that ends without finalizing for a failure, and crashed
+// doing so here.
+constexpr int kFinalizeGraceSeconds = 10;
+
+bool library_is_mpich() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  return MPI_Get_library_version(version, &len) == MPI_SUCCESS && strstr(version, "MPICH") != nullptr;
+}
+
+class FinalizeGuard {
+ public:
+  explicit FinalizeGuard(int rank)
+      : thread_([this, rank] {
+          std::unique_lock<std::mutex> lock(mu_);
+          if (cv_.wait_for(lock, std::chrono::seconds(kFinalizeGraceSeconds), [this] { return returned_; })) return;
+          fprintf(stderr,
+                  "rdsm: warning: rank %d: MPI_Finalize has not returned after %d s; the rank's work is done, so it "
+                  "ends here (MPICH 4.0 over UCX can wait for ever in MPI_Finalize: pmodels/mpich#6596)\n",
+                  rank, kFinalizeGraceSeconds);
+          fflush(stderr);
+          _exit(0);
+        }) {}
+  ~FinalizeGuard() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      returned_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool returned_ = false;
+  std::thread thread_;
+};
+
 void end_mpi() {
   if (!g_started_here) return;
   g_started_here = false;
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   rank_done();
+  if (!library_is_mpich()) {
+    MPI_Finalize();
+    return;
+  }
+  FinalizeGuard guard(rank);
+  fault_point("mpi_finalize");
   MPI_Finalize();
 }
 

@@ -107,6 +107,17 @@ add_test(NAME mpi.bench COMMAND ${RDSM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/ben
 set_tests_properties(mpi.bench PROPERTIES LABELS "mp;mpi" TIMEOUT 300 RUN_SERIAL TRUE
                      PASS_REGULAR_EXPRESSION "PASS: rdsm bench and report")
 
+# Under MPICH, a rank whose MPI_Finalize never returns (MPICH 4.0 over UCX
+# can wait for ever there) ends itself once its grace is over, with a
+# warning naming it, and the job ends normally.
+if(MPIEXEC_EXECUTABLE MATCHES "mpich|hydra")
+  add_test(NAME mpi.finalize_hang
+           COMMAND $<TARGET_FILE:rdsm> run --fabric mpi -n 2 --timeout 100 $<TARGET_FILE:sor> -m 64 -n 64 -i 2)
+  set_tests_properties(mpi.finalize_hang PROPERTIES LABELS "mp;mpi" TIMEOUT 120
+                       ENVIRONMENT "RDSM_FAULT=mpi_finalize:1:1:hang"
+                       PASS_REGULAR_EXPRESSION "PASS sor(.*\n)*rdsm: warning: rank 1: MPI_Finalize has not returned after"
+                       FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
+endif()
 # A rank killed with SIGKILL ends the job, named, with nothing left behind.
 add_test(NAME mpi.rank_killed COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/rank_killed.sh $<TARGET_FILE:rdsm>
                                       $<TARGET_FILE:mp_fail_node>)

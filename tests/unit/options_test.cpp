@@ -123,5 +123,5 @@ TEST(FaultSpec, NamesWhatIsWrong) {
   EXPECT_FALSE(parse_fault_spec("fetch:0:0", error));
   EXPECT_NE(error.find("count of 1 or more"), std::string::npos) << error;
   EXPECT_FALSE(parse_fault_spec("fetch:0:1:freeze", error));
-  EXPECT_NE(error.find("use die, stop or delay"), std::string::npos) << error;
+  EXPECT_NE(error.find("use die, stop, delay or hang"), std::string::npos) << error;
 }
