@@ -77,6 +77,7 @@ void start_mpi() {
   if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) link_rank(rank);
 }
 
+namespace {
 // MPICH 4.0 over UCX can wait in MPI_Finalize for ever: a rank that has
 // closed its connections waits for the others in a PMI barrier, where it
 // no longer answers the close of a connection that another rank is still
@@ -124,6 +125,7 @@ class FinalizeGuard {
   bool returned_ = false;
   std::thread thread_;
 };
+}  // namespace
 
 void end_mpi() {
   if (!g_started_here) return;
