@@ -12,11 +12,16 @@
  *              sc its owner holds it read-only: with fetch=one-sided the
  *              faulting thread reads it from the owner itself, the papers'
  *              RDMA-R (needs 3 nodes)
+ *  read_produced a read miss on a page node 1 read before, which node 0 has
+ *              written again since (a producer's output, read in every
+ *              phase): under sc with fetch=one-sided the owner made it
+ *              read-only at the barrier, so the faulting thread reads it
+ *              from the owner itself
  *
  * Under sc each page has a manager, node page mod nodes (page numbered in
- * the region); the first three kinds use pages managed by node 0, the
- * owner, so that a fault takes two hops (requestor -> manager and owner ->
- * requestor), the last pages managed by node 2 (three hops).  The pages
+ * the region); read_3hop's pages are managed by node 2 (three hops), the
+ * others' by node 0, the owner, so that a fault takes two hops (requestor
+ * -> manager and owner -> requestor).  The pages
  * are numbered from the region's first page: this program's first
  * allocation starts there (the allocator hands the region out in order),
  * which it checks.  Under a release-consistency preset the same accesses
@@ -37,12 +42,18 @@
 
 static const char *kUsage = "[--pages P] [--json FILE]\n"
                             "  node 1 takes P (default 256) faults of each kind on pages node 0 owns: read miss,\n"
-                            "  upgrade (write to a read-only copy), write miss, and with 3 nodes or more a read\n"
-                            "  miss whose manager (under sc) is a third node; reports microseconds per fault.\n"
+                            "  upgrade (write to a read-only copy), write miss, a read miss on a page node 0 wrote\n"
+                            "  again after node 1 read it, and with 3 nodes or more a read miss whose manager\n"
+                            "  (under sc) is a third node and one from a read-only owner; reports microseconds\n"
+                            "  per fault.\n"
                             "  Needs at least 2 nodes.";
 
-enum { kReadMiss, kUpgrade, kWriteMiss, kRead3Hop, kReadShared, kKinds };
-static const char *const kKindName[kKinds] = {"read_miss", "upgrade", "write_miss", "read_3hop", "read_shared"};
+enum { kReadMiss, kUpgrade, kWriteMiss, kRead3Hop, kReadShared, kReadProduced, kKinds };
+static const char *const kKindName[kKinds] = {"read_miss",   "upgrade",     "write_miss",
+                                              "read_3hop",   "read_shared", "read_produced"};
+enum { kSets = 5 };
+/* The kinds that need a third node. */
+static int runs_with(int kind, int nodes) { return nodes >= 3 || (kind != kRead3Hop && kind != kReadShared); }
 
 typedef struct kind_result {
   double us;         /* loop time per fault */
@@ -59,12 +70,20 @@ typedef struct shared_result {
  * nodes.  Read miss and upgrade share a set (the upgrade writes the copies
  * the read miss brought); the others have their own. */
 static long page_of(int kind, long j, long pages, int nodes) {
-  long set = kind == kUpgrade ? 0 : kind == kWriteMiss ? 1 : kind == kRead3Hop ? 2 : kind == kReadShared ? 3 : 0;
+  long set = kind == kUpgrade         ? 0
+             : kind == kWriteMiss    ? 1
+             : kind == kRead3Hop     ? 2
+             : kind == kReadShared   ? 3
+             : kind == kReadProduced ? 4
+                                     : 0;
   int manager = kind == kRead3Hop ? 2 : 0;
   return (set * pages + j) * nodes + manager;
 }
 
 static uint64_t tag(long page) { return (uint64_t)page * 2654435761u + 7; }
+/* What node 0 writes over the read_produced pages before they are measured. */
+static uint64_t produced(long page) { return ~tag(page); }
+static uint64_t expected(int kind, long page) { return kind == kReadProduced ? produced(page) : tag(page); }
 
 static void take_faults(kind_result *r, int kind, uint8_t *base, long pages, size_t psz, int nodes, double *tmp,
                         uint64_t *bad) {
@@ -75,7 +94,7 @@ static void take_faults(kind_result *r, int kind, uint8_t *base, long pages, siz
     if (kind == kUpgrade || kind == kWriteMiss)
       pg[64] = 1;
     else
-      *bad += *(volatile uint64_t *)pg != tag(page_of(kind, j, pages, nodes));
+      *bad += *(volatile uint64_t *)pg != expected(kind, page_of(kind, j, pages, nodes));
     double now = rdsm_wtime();
     tmp[j] = (now - prev) * 1e6;
     prev = now;
@@ -99,8 +118,8 @@ int main(int argc, char **argv) {
   const int me = rdsm_rank(), nodes = rdsm_nodes();
   if (nodes < 2) app_usage_exit(prog, kUsage, "needs at least 2 nodes (run it with rdsm run -n 2 or more)");
   const size_t psz = rdsm_page_size();
-  /* Four sets of pages, each spread over every manager. */
-  const size_t total = 4 * (size_t)pages * (size_t)nodes;
+  /* kSets sets of pages, each spread over every manager. */
+  const size_t total = kSets * (size_t)pages * (size_t)nodes;
   uint8_t *base = (uint8_t *)rdsm_malloc_all(total * psz, RDSM_PLACE_LOCAL);
   const int numbered = !rdsm_is_shared(base - 1);  /* the region's first page */
   shared_result *res = (shared_result *)rdsm_malloc_all(sizeof(shared_result), RDSM_PLACE_DEFAULT);
@@ -115,10 +134,21 @@ int main(int argc, char **argv) {
     for (size_t p = 0; p < total; ++p) *(uint64_t *)(base + p * psz) = tag((long)p);
   rdsm_barrier();
   for (int kind = 0; kind < kKinds; ++kind) {
-    if (kind >= kRead3Hop && nodes < 3) break;
+    if (!runs_with(kind, nodes)) continue;
     if (kind == kReadShared) { /* node 2 reads first: the owner serves it read-only from then on */
       if (me == 2)
         for (long j = 0; j < pages; ++j) mine.bad_reads += *(volatile uint64_t *)(base + (size_t)page_of(kReadShared, j, pages, nodes) * psz) != tag(page_of(kReadShared, j, pages, nodes));
+      rdsm_barrier();
+    }
+    if (kind == kReadProduced) { /* node 1 has read the pages; node 0 writes them again */
+      if (me == 1)
+        for (long j = 0; j < pages; ++j) mine.bad_reads += *(volatile uint64_t *)(base + (size_t)page_of(kReadProduced, j, pages, nodes) * psz) != tag(page_of(kReadProduced, j, pages, nodes));
+      rdsm_barrier();
+      if (me == 0)
+        for (long j = 0; j < pages; ++j) {
+          long p = page_of(kReadProduced, j, pages, nodes);
+          *(uint64_t *)(base + (size_t)p * psz) = produced(p);
+        }
       rdsm_barrier();
     }
     if (me == 1 && tmp) take_faults(&mine.kind[kind], kind, base, pages, psz, nodes, tmp, &mine.bad_reads);
@@ -146,11 +176,11 @@ int main(int argc, char **argv) {
         lost += base[(size_t)page_of(kind, j, pages, nodes) * psz + 64] != 1;
     const shared_result *r = res;
     pass = all_ok && r->bad_reads == 0 && lost == 0;
-    const int kinds = nodes >= 3 ? kKinds : kRead3Hop;
     if (pass) {
       printf("PASS micro_fault_hops: %lld pages, protocol %s, node 1: read miss %.3f us, upgrade %.3f us, write miss "
              "%.3f us, ",
              pages, rdsm_protocol_name(), r->kind[kReadMiss].us, r->kind[kUpgrade].us, r->kind[kWriteMiss].us);
+      printf("read miss on a page written again since %.3f us, ", r->kind[kReadProduced].us);
       if (nodes >= 3)
         printf("read miss over 3 nodes %.3f us, read miss from a read-only owner %.3f us\n", r->kind[kRead3Hop].us,
                r->kind[kReadShared].us);
@@ -165,9 +195,10 @@ int main(int argc, char **argv) {
     if (!numbered)
       printf("  (the pages are not numbered from the region's first page here: under sc their managers are not "
              "the ones named)\n");
-    for (int kind = 0; kind < kinds; ++kind) {
+    for (int kind = 0; kind < kKinds; ++kind) {
+      if (!runs_with(kind, nodes)) continue;
       const rdsm_stats *s = &r->kind[kind].stats;
-      printf("  %-10s %.3f us per fault (median %.3f): read_faults %llu write_faults %llu pages_fetched %llu "
+      printf("  %-13s %.3f us per fault (median %.3f): read_faults %llu write_faults %llu pages_fetched %llu "
              "twins %llu messages %llu one_sided_ops %llu\n",
              kKindName[kind], r->kind[kind].us, r->kind[kind].median_us, (unsigned long long)s->read_faults,
              (unsigned long long)s->write_faults, (unsigned long long)s->pages_fetched, (unsigned long long)s->twins,
@@ -178,7 +209,8 @@ int main(int argc, char **argv) {
     if (f) {
       fprintf(f, ", \"pages\": %lld, \"page_size\": %zu, \"managers_known\": %s", pages, psz,
               numbered ? "true" : "false");
-      for (int kind = 0; kind < kinds; ++kind) {
+      for (int kind = 0; kind < kKinds; ++kind) {
+        if (!runs_with(kind, nodes)) continue;
         fprintf(f, ", \"%s_us\": %.6f, \"%s_median_us\": %.6f, \"%s_stats\": ", kKindName[kind], r->kind[kind].us,
                 kKindName[kind], r->kind[kind].median_us, kKindName[kind]);
         app_json_stats(f, &r->kind[kind].stats);

@@ -199,6 +199,8 @@ def figures():
                     get("read_3hop_us"), g))
     f.append(Figure("fault_read_shared_us", "read miss, owner read-only (sc: RDMA-R with fetch=one-sided)", "us",
                     "fault_hops", get("read_shared_us"), g))
+    f.append(Figure("fault_read_produced_us", "read miss, page its owner wrote again since (sc: read-only at the barrier "
+                    "with fetch=one-sided)", "us", "fault_hops", get("read_produced_us"), g))
     return f
 
 

@@ -36,6 +36,8 @@ Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   region_ = std::make_unique<SharedRegion>(opt_, data_seg_, false, views);
   adaptive_ = views.on() && opt_.minipages == MinipageMode::adaptive && nodes_ > 1;
   access_.reset(pages_);
+  served_reads_.reset(pages_);
+  voluntary_.reset(pages_);
   reader_words_ = ((size_t)nodes_ + 63) / 64;
   readers_.reset(managed * reader_words_);
   busy_.reset(managed);

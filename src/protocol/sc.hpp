@@ -69,7 +69,8 @@
 // lets nobody take the page before then.  The manager knows the owner is
 // read-only from its own decisions (kOwnerReadOnly in the owner word): set
 // when it orders the owner to serve a read, cleared when it grants write
-// access or the page is placed.
+// access or the page is placed; an owner also sets and clears it itself,
+// where nobody else can hold a copy (below).
 //
 // One-sided read misses (fetch=one-sided, sc_fast_read.cpp): a read miss
 // on a page whose owner is read-only needs no decision of the manager's
@@ -87,6 +88,22 @@
 // after a request), and no order about the page can reach the reader
 // before it has mapped its copy (it is a reader the next request
 // invalidates, like any other).
+//
+// Read-shared pages downgraded at barriers (fetch=one-sided,
+// sc_downgrade.cpp): a page its owner writes and other nodes read after
+// the next barrier (a boundary row, a producer's output) costs each reader
+// a request that interrupts the owner to make it read-only.  An owner that
+// has served a read of a page before gives up write access to it by itself
+// when it arrives at a barrier (one protection change for all such pages)
+// and marks itself read-only in the owner word (kVoluntary beside
+// kOwnerReadOnly), so that the readers after the barrier read it
+// one-sidedly.  Its own next write, if no node has read the page since,
+// takes write access back in the signal handler with one compare-and-swap
+// of the word from exactly that state: no request, no reader, so nobody
+// else holds a copy and the manager has nothing to decide.  The manager
+// drops kVoluntary whenever it starts a request, and a one-sided reader
+// leaves its bit in the word, so the swap fails (and the fault asks the
+// manager as before) whenever anyone may hold a copy.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -95,6 +112,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "common/page_array.hpp"
 #include "memory/minipage_views.hpp"
@@ -201,15 +219,18 @@ class Sc final : public Protocol {
   // is granted write access again (fetch=one-sided reads its copy then).
   // Placement writes owner + 1 alone: a placed page's owner may write it.
   // The word also says whether a request of the page is in progress
-  // (kInRequest) or a one-sided read (kReadingOneSided), and names the
+  // (kInRequest) or a one-sided read (kReadingOneSided), whether the owner
+  // made itself read-only at a barrier and nobody has asked for the page
+  // since (kVoluntary, with kOwnerReadOnly; sc_downgrade.cpp), and names the
   // nodes that have read the page one-sidedly since the manager last
   // looked (a bit each from kOneSidedReaders on; one-sided reads need
   // nodes <= kMaxOneSidedNodes).  The manager changes the word only
-  // through the fabric's atomics, as the one-sided readers do.
+  // through the fabric's atomics, as the one-sided readers and the owner do.
   static constexpr uint64_t kOwnerReadOnly = uint64_t(1) << 32;
   static constexpr uint64_t kInRequest = uint64_t(1) << 33;
   static constexpr uint64_t kReadingOneSided = uint64_t(1) << 34;
-  static constexpr int kOneSidedReaders = 35;
+  static constexpr uint64_t kVoluntary = uint64_t(1) << 35;
+  static constexpr int kOneSidedReaders = 36;
   static constexpr int kMaxOneSidedNodes = 64 - kOneSidedReaders;
   static constexpr uint64_t kOwnerField = 0xffffffffu;
   static int owner_in(uint64_t word) { return (int)(word & kOwnerField) - 1; }
@@ -244,6 +265,23 @@ class Sc final : public Protocol {
   // ---- server (sc_server.cpp)
   void on_order(const sc::OrderMsg &o, sc::Outbox &out);
 
+  // ---- read-shared pages downgraded at barriers (sc_downgrade.cpp)
+  // Owner, mu_ held: the page was read from this node (a served read).
+  void note_served_read(uint32_t page);
+  // At a barrier's arrival: the read-shared pages this node still writes
+  // become read-only here and at their managers.
+  void downgrade_shared_pages();
+  // In the signal handler: write access back to a page downgraded so,
+  // if nobody has asked for it since; false: the service thread asks.
+  bool upgrade_one_sided(size_t page);
+  // voluntary_[page], written under mu_ and read in the signal handler.
+  bool voluntary(size_t page) const {
+    return std::atomic_ref<uint8_t>(const_cast<uint8_t &>(voluntary_[page])).load(std::memory_order_relaxed);
+  }
+  void set_voluntary(size_t page, bool on) {
+    std::atomic_ref<uint8_t>(voluntary_[page]).store(on, std::memory_order_relaxed);
+  }
+
   fabric::Fabric &f_;
   Options opt_;
   ProtocolConfig cfg_;
@@ -258,6 +296,12 @@ class Sc final : public Protocol {
 
   std::mutex mu_;
   PageArray<uint8_t> access_;  // this node's access to each page (sc::Access)
+  // Read-shared pages (fast_reads_ only; mu_): served_reads_[p] once this
+  // node served a read of p as its owner, those pages in shared_list_, and
+  // voluntary_[p] while this node made itself read-only for p at a barrier
+  // (and no order or answer about p has come since).
+  PageArray<uint8_t> served_reads_, voluntary_;
+  std::vector<uint32_t> shared_list_;
 
   // Requestor: the one request of this node in progress (faults are served
   // one at a time).

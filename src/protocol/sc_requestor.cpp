@@ -20,7 +20,10 @@ bool Sc::fault_in_signal(void *self, size_t page, bool write) {
   // that one-sided operations serve (sc_fast_read.cpp).
   Sc *sc = static_cast<Sc *>(self);
   if (sc->allows(page, write)) return true;
-  return !write && sc->fast_reads_ && sc->f_.one_sided_signal_safe() && sc->read_one_sided(page);
+  if (!sc->fast_reads_ || !sc->f_.one_sided_signal_safe()) return false;
+  if (!write) return sc->read_one_sided(page);
+  // A write to a page this node made read-only at a barrier (sc_downgrade.cpp).
+  return sc->voluntary(page) && sc->upgrade_one_sided(page);
 }
 
 void Sc::on_fault(size_t page, bool write) {
@@ -59,6 +62,7 @@ void Sc::take_reply(const sc::ReplyMsg &r, const uint8_t *data, sc::Outbox &out)
   if (r.page != asked_ || granted_.load(std::memory_order_relaxed))
     fatal("internal error: an answer for page %u, which this node is not asking for", r.page);
   install_data(r, data);
+  if (fast_reads_) set_voluntary(r.page, false);  // granted by the manager now
   if (++replies_ < r.expect) return;
   set_access(r.page, sc::Access(r.access));
   granted_.store(true, std::memory_order_release);

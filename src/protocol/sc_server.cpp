@@ -17,11 +17,13 @@ void Sc::on_order(const sc::OrderMsg &o, sc::Outbox &out) {
   r.access = o.access;
   r.extent = o.extent;
   const uint8_t *data = nullptr;
+  if (fast_reads_) set_voluntary(o.page, false);  // the manager has dropped kVoluntary (sc_downgrade.cpp)
   switch (o.op) {
     case sc::kServeRead:
       // The owner keeps its copy, read-only.  An owner that never touched
       // the page (placed here by another node) has its contents all the same.
       if (access(o.page) == sc::kWrite) set_access(o.page, sc::kRead);
+      note_served_read(o.page);
       data = sys_bytes(o.page, o.extent);
       break;
     case sc::kTransfer:

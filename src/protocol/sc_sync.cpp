@@ -52,6 +52,7 @@ void Sc::barrier() {
   // request is left open at a manager.
   new_epoch();
   settle_ack();
+  downgrade_shared_pages();
   const uint64_t t0 = now_ns();
   barrier_->wait({}, [this] { f_.poll(); });
   const uint64_t t1 = now_ns();
