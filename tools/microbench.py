@@ -37,7 +37,6 @@ import argparse
 import json
 import os
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -45,6 +44,7 @@ import tempfile
 import time
 
 from microbench_report import MEMORY_BACKENDS, PINGPONG_CASES, PINGPONG_LAYOUTS, PINGPONG_MODES, Column, print_result
+from launch_job import run_job, stop_on_sigterm
 from rdsm_build_query import find_program, launcher_protocols
 
 KNOWN_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
@@ -243,26 +243,18 @@ def run_program(rdsm, prog_path, run, column, quick, tmpdir):
         ["--json", out_json]
     t0 = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        out, status, timed_out = run_job(cmd, LAUNCH_TIMEOUT + WAIT_SLACK)
     except OSError as e:
         return None, "cannot start %s: %s" % (rdsm, e), 0.0
-    try:
-        out, _ = proc.communicate(timeout=LAUNCH_TIMEOUT + WAIT_SLACK)
-    except subprocess.TimeoutExpired:
-        # The launcher did not end its own job: end its whole session.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        out, _ = proc.communicate()
+    if timed_out:
         return None, "no answer after %d s; killed\n%s" % (LAUNCH_TIMEOUT + WAIT_SLACK,
                                                            tail(out.decode("utf-8", "replace"))), \
             time.monotonic() - t0
     seconds = time.monotonic() - t0
     text = out.decode("utf-8", "replace")
-    if proc.returncode != 0:
-        why = "timed out (rdsm run --timeout %d)" % LAUNCH_TIMEOUT if proc.returncode == 124 else \
-            "exit status %d" % proc.returncode
+    if status != 0:
+        why = "timed out (rdsm run --timeout %d)" % LAUNCH_TIMEOUT if status == 124 else \
+            "exit status %d" % status
         return None, "%s\n%s" % (why, tail(text)), seconds
     try:
         with open(out_json, encoding="utf-8") as fh:
@@ -644,4 +636,11 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    stop_on_sigterm()
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        # The run in progress has been ended (launch_job.py) and the
+        # temporary files removed on the way out.
+        sys.stderr.write("\nmicrobench: interrupted\n")
+        sys.exit(130)

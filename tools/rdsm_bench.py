@@ -90,7 +90,6 @@ import argparse
 import json
 import os
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -99,6 +98,7 @@ import time
 
 import rdsm_emu
 import rdsm_sim
+from launch_job import run_job, stop_on_sigterm
 from rdsm_build_query import find_program, launcher_protocols
 
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -419,23 +419,16 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
            "parallel_seconds": None, "sequential_seconds": None, "stats": None, "error": None}
     t0 = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        out, status, timed_out = run_job(cmd, timeout + WAIT_SLACK)
     except OSError as e:
         rec["error"] = "cannot start %s: %s" % (rdsm, e)
         rec["wall_seconds"] = 0.0
         rec["ok"] = False
         return rec
-    try:
-        out, _ = proc.communicate(timeout=timeout + WAIT_SLACK)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        out, _ = proc.communicate()
+    if timed_out:
         rec["error"] = "launcher gave no answer after %g s; killed" % (timeout + WAIT_SLACK)
     rec["wall_seconds"] = time.monotonic() - t0
-    rec["exit_status"] = proc.returncode
+    rec["exit_status"] = status
     text = out.decode("utf-8", "replace")
     verdict = None
     for line in text.splitlines():
@@ -462,10 +455,10 @@ def run_one(rdsm, prog, args, protocol, nodes, timeout, tmpdir, launcher_args=()
     except (OSError, ValueError, AttributeError):
         pass
     if rec["error"] is None:
-        if proc.returncode == 124:
+        if status == 124:
             rec["error"] = "timed out (rdsm run --timeout %g)" % timeout
-        elif proc.returncode != 0:
-            rec["error"] = "exit status %d" % proc.returncode
+        elif status != 0:
+            rec["error"] = "exit status %d" % status
         elif verdict != "PASS":
             rec["error"] = "verdict %s" % (verdict or "missing (no PASS line)")
     if rec["error"] is None and memory is not None and rec["memory"] != memory:
@@ -507,6 +500,7 @@ def predict(trace_path, rec, points):
 
 def main(argv):
     a = parse_args(argv)
+    stop_on_sigterm()
     build = os.path.abspath(a.build)
     rdsm = os.path.join(build, "rdsm")
     if not (os.path.isfile(rdsm) and os.access(rdsm, os.X_OK)):
