@@ -44,6 +44,7 @@ Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   one_sided_ = cfg_.fetch == FetchAxis::one_sided;
   // Adaptive minipages learn from every fault, on the service thread.
   fast_reads_ = one_sided_ && !adaptive_ && nodes_ > 1 && nodes_ <= kMaxOneSidedNodes;
+  signal_reads_ = !adaptive_ && nodes_ > 1 && opt_.threads == 1;
 
   for (fabric::MsgType t : {sc::kRequest, sc::kOrder, sc::kReply, sc::kAck}) {
     stats().classify(t, HandlerWork::page);

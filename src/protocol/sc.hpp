@@ -181,6 +181,11 @@ class Sc final : public Protocol {
   // In the signal handler: a read miss served one-sidedly (sc.hpp); false
   // when the page's state does not allow it (the service thread asks then).
   bool read_one_sided(size_t page);
+  // In the signal handler (signal_reads_, while the fabric's sends and
+  // waits are signal-safe): a read miss asked for by the faulting thread
+  // itself, without the hand-off to the service thread and back.
+  bool read_in_signal(size_t page);
+  bool signal_reads_ = false;  // one application thread, no adaptive minipages
   // On the fault service thread, once the faulting thread retried: the
   // acknowledgement lets the manager go on with the page.
   void on_retried();

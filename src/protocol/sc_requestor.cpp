@@ -14,16 +14,59 @@
 namespace rdsm {
 
 bool Sc::fault_in_signal(void *self, size_t page, bool write) {
-  // Requests need messages and waits, which are not signal-safe in every
-  // handler mode: the service thread asks.  Here only a fault that another
-  // thread of this node resolved meanwhile is let through, and a read miss
-  // that one-sided operations serve (sc_fast_read.cpp).
+  // Requests need messages and waits, which are signal-safe only where a
+  // handler thread delivers (fabric.hpp).  Here a fault that another thread
+  // of this node resolved meanwhile is let through, a read miss that
+  // one-sided operations serve is served (sc_fast_read.cpp), another read
+  // miss is asked for where sends and waits are signal-safe, and a write
+  // to a page this node made read-only at a barrier may take it back
+  // (sc_downgrade.cpp); the service thread asks for the rest.
   Sc *sc = static_cast<Sc *>(self);
   if (sc->allows(page, write)) return true;
+  if (!write) {
+    if (sc->fast_reads_ && sc->f_.one_sided_signal_safe() && sc->read_one_sided(page)) return true;
+    return sc->signal_reads_ && sc->f_.signal_safe() && sc->read_in_signal(page);
+  }
   if (!sc->fast_reads_ || !sc->f_.one_sided_signal_safe()) return false;
-  if (!write) return sc->read_one_sided(page);
-  // A write to a page this node made read-only at a barrier (sc_downgrade.cpp).
   return sc->voluntary(page) && sc->upgrade_one_sided(page);
+}
+
+bool Sc::read_in_signal(size_t page) {
+  // The manager's own step may queue the request (allocating): a page this
+  // node manages is asked for by the service thread.
+  const int manager = manager_of(page);
+  if (manager == self_ || !mu_.try_lock()) return false;
+  // The service thread serves this node's only application thread, which
+  // is here, so it has no fault in hand; its last one may still owe the
+  // acknowledgement (sent under mu_, of the page in asked_).
+  if (ack_owed_.load(std::memory_order_acquire)) {
+    mu_.unlock();
+    return false;
+  }
+  asked_ = (uint32_t)page;
+  replies_ = 0;
+  granted_.store(false, std::memory_order_relaxed);
+  mu_.unlock();
+  const uint64_t t0 = trace::start();
+  add(stats().read_faults);
+  sc::RequestMsg r{};
+  r.page = (uint32_t)page;
+  r.write = false;
+  iovec head{&r, sizeof r};
+  f_.sendv(manager, sc::kRequest, &head, 1);
+  fault_point("fetch");
+  f_.wait([this] { return granted_.load(std::memory_order_acquire); });
+  // Acknowledged before the access is retried (a few instructions from
+  // here), not after it as the service thread does: a read copy taken
+  // away in between costs the reader one more fault, and the writer that
+  // took it has made progress; two writers are what must not take a page
+  // from each other for ever, and writes go through the service thread.
+  sc::AckMsg a{};
+  a.page = (uint32_t)page;
+  iovec ack{&a, sizeof a};
+  f_.sendv(manager, sc::kAck, &ack, 1);
+  trace::record(trace::Kind::read_fault, t0, trace::on() ? now_ns() : 0, (uint32_t)page);
+  return true;
 }
 
 void Sc::on_fault(size_t page, bool write) {
