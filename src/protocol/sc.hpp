@@ -185,6 +185,8 @@ class Sc final : public Protocol {
   // waits are signal-safe): a read miss asked for by the faulting thread
   // itself, without the hand-off to the service thread and back.
   bool read_in_signal(size_t page);
+  // mu_ held: this node's one request is now for `page`; its message.
+  sc::RequestMsg open_request(size_t page, bool write);
   bool signal_reads_ = false;  // one application thread, no adaptive minipages
   // On the fault service thread, once the faulting thread retried: the
   // acknowledgement lets the manager go on with the page.

@@ -43,15 +43,10 @@ bool Sc::read_in_signal(size_t page) {
     mu_.unlock();
     return false;
   }
-  asked_ = (uint32_t)page;
-  replies_ = 0;
-  granted_.store(false, std::memory_order_relaxed);
+  sc::RequestMsg r = open_request(page, false);
   mu_.unlock();
   const uint64_t t0 = trace::start();
   add(stats().read_faults);
-  sc::RequestMsg r{};
-  r.page = (uint32_t)page;
-  r.write = false;
   iovec head{&r, sizeof r};
   f_.sendv(manager, sc::kRequest, &head, 1);
   fault_point("fetch");
@@ -69,6 +64,16 @@ bool Sc::read_in_signal(size_t page) {
   return true;
 }
 
+sc::RequestMsg Sc::open_request(size_t page, bool write) {
+  asked_ = (uint32_t)page;
+  replies_ = 0;
+  granted_.store(false, std::memory_order_relaxed);
+  sc::RequestMsg r{};
+  r.page = (uint32_t)page;
+  r.write = write;
+  return r;
+}
+
 void Sc::on_fault(size_t page, bool write) {
   if (allows(page, write)) return;
   if (adaptive_) {
@@ -83,14 +88,8 @@ void Sc::on_fault(size_t page, bool write) {
   }
   const uint64_t t0 = trace::start();
   add(write ? stats().write_faults : stats().read_faults);
-  granted_.store(false, std::memory_order_relaxed);
   step([&](sc::Outbox &out) {
-    asked_ = (uint32_t)page;
-    replies_ = 0;
-    sc::RequestMsg r{};
-    r.page = (uint32_t)page;
-    r.write = write;
-    out.post(manager_of(page), sc::kRequest, r);
+    out.post(manager_of(page), sc::kRequest, open_request(page, write));
     if (adaptive_) ask_follower(page, out);
   });
   fault_point("fetch");
