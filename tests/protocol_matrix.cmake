@@ -411,6 +411,20 @@ add_test(NAME litmus.sc+fetch-one-sided.signal.n4
          COMMAND ${one_sided_run} -n 4 --handler signal $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
 list(APPEND sc_tests stress.sc+fetch-one-sided.${RDSM_SECOND_MEMORY}.n4 stress.sc+fetch-one-sided.n2t2
      stress.sc+fetch-one-sided.poll.n4 litmus.sc+fetch-one-sided.signal.n4)
+# A read miss on a page its owner holds writable is served by the faulting
+# thread too, which write-protects the owner's copy through the owner's
+# userfaultfd (sc_peer_downgrade.cpp): on uffd memory such misses send no
+# message.  And in a fork-join program, whose master's memory outlives the
+# workers that held its userfaultfd.
+add_test(NAME fault_hops.sc+fetch-one-sided.uffd.n2
+         COMMAND ${one_sided_run} -n 2 --memory uffd $<TARGET_FILE:micro_fault_hops> --pages 64)
+set_tests_properties(fault_hops.sc+fetch-one-sided.uffd.n2 PROPERTIES LABELS mp TIMEOUT 400
+                     PASS_REGULAR_EXPRESSION "read_miss [^\n]* messages 0 " FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
+add_test(NAME splash_lu.sc+fetch-one-sided.p2
+         COMMAND ${one_sided_run} -n 1 $<TARGET_FILE:splash_lu> -p2 -n256)
+add_test(NAME splash_ocean.sc+fetch-one-sided.p4
+         COMMAND ${one_sided_run} -n 1 $<TARGET_FILE:splash_ocean> -p4 -n66)
+list(APPEND sc_tests splash_lu.sc+fetch-one-sided.p2 splash_ocean.sc+fetch-one-sided.p4)
 list(APPEND sc_tests stress.sc.${RDSM_SECOND_MEMORY}.n4 sor.sc.${RDSM_SECOND_MEMORY}.n2
      litmus.sc.${RDSM_SECOND_MEMORY}.n2 stress.sc+lock-atomic.barrier-atomic.n4 stress.sc.interrupt.n2t2
      litmus.sc.interrupt.n4 litmus.async.interrupt.n2)

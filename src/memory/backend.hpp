@@ -30,6 +30,17 @@ enum class Prot : uint8_t { none = 0, read = 1, read_write = 2 };
 
 enum class MemoryBackend : uint8_t { mprotect, uffd };
 
+// A bound on a page's protection that peers on this host set themselves
+// (sc's one-sided reads, sc_peer_downgrade.cpp), one word per page in
+// memory they write, changed only by compare-and-swap:
+//   kBoundFree     no bound
+//   kBoundRead     a peer write-protected the page here: at most read
+//   kBoundMapping  this node is mapping the page writable (repair) right
+//                  now: a peer may not bound it until that is done
+namespace peer_bound {
+constexpr uint64_t kFree = 0, kRead = 1, kMapping = 2;
+}  // namespace peer_bound
+
 const char *memory_backend_name(MemoryBackend b);
 
 // The backend this process uses for `opt`: the one asked for, or the
@@ -61,6 +72,14 @@ class ProtectionBackend {
   // page's protection already allows the access and only its mapping lagged
   // behind (the backend maps it now and the access is retried).
   virtual bool repair(size_t, bool) { return false; }
+  // Peers on this host that lower this node's protections themselves: the
+  // descriptor they duplicate (pidfd_getfd) to write-protect pages of this
+  // process's view with, -1 where that cannot work (mprotect; uffd in scan
+  // mode, where a write-protected page is written without a fault).
+  virtual int peer_protect_fd() const { return -1; }
+  // `bounds`: a word per page (peer_bound above), which repair() respects;
+  // set once, before any fault.  Only where peer_protect_fd() >= 0.
+  virtual void bound_by(uint64_t *bounds) { (void)bounds; }
   // False when a fault of fault_signal() in the region cannot come from the
   // backend (nothing is registered): it is a real error, passed on.
   virtual bool expects_faults() const { return true; }

@@ -100,6 +100,9 @@ class SharedRegion {
   int fault_signal() const { return backend_->fault_signal(); }
   bool expects_faults() const { return backend_->expects_faults(); }
   bool repair(size_t page, bool write) { return backend_->repair(page, write); }
+  // Protections lowered by peers on this host (backend.hpp).
+  int peer_protect_fd() const { return backend_->peer_protect_fd(); }
+  void bound_by(uint64_t *bounds) { backend_->bound_by(bounds); }
 
   // Gives pages [first, first+count) of this node's memory file their memory
   // now, so that copying a page in later (mapped first: premap_system) is a

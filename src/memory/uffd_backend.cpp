@@ -104,6 +104,9 @@ class UffdBackend final : public ProtectionBackend {
   }
 
   ~UffdBackend() override {
+    // Peers may hold duplicates of fd_ (peer_protect_fd), which keep it
+    // open: the view is let go of here, or it would stay registered with it.
+    if (registered_) uffd::unregister_range(fd_, app_, pages_ * kPage);
     munmap(state_, pages_);
     if (pagemap_fd_ >= 0) close(pagemap_fd_);
     close(fd_);
@@ -158,14 +161,29 @@ class UffdBackend final : public ProtectionBackend {
   bool repair(size_t page, bool write) override {
     mu_.lock();
     Prot cur = Prot(state_[page] & kProtMask);
+    // Writable only while no peer bounds the page, and marked as being
+    // mapped so, so that no peer bounds it until the mapping is done: a
+    // peer's write protection then either comes after it, or is seen here
+    // and kept (peer_bound in backend.hpp).
+    bool marked = false;
+    if (bounds_ && cur == Prot::read_write) {
+      uint64_t expected = peer_bound::kFree;
+      marked = __atomic_compare_exchange_n(&bounds_[page], &expected, peer_bound::kMapping, false, __ATOMIC_SEQ_CST,
+                                           __ATOMIC_SEQ_CST);
+      if (!marked) cur = Prot::read;
+    }
     bool allowed = registered_ && (cur == Prot::read_write || (cur == Prot::read && (!write || scan_)));
     if (allowed) {
       map(page, 1, cur == Prot::read);
       state_[page] |= kMapped;
     }
+    if (marked) __atomic_store_n(&bounds_[page], peer_bound::kFree, __ATOMIC_SEQ_CST);
     mu_.unlock();
     return allowed;
   }
+
+  int peer_protect_fd() const override { return scan_ ? -1 : fd_; }
+  void bound_by(uint64_t *bounds) override { bounds_ = bounds; }
 
  private:
   uint8_t *addr(size_t page) const { return app_ + page * kPage; }
@@ -438,6 +456,7 @@ class UffdBackend final : public ProtectionBackend {
   size_t pages_;
   int fd_ = -1;
   uint8_t *state_ = nullptr;
+  uint64_t *bounds_ = nullptr;  // bounds peers set (bound_by), or none
   bool scan_;
   ViewLayout views_;
   int pagemap_fd_ = -1;

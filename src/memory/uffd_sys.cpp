@@ -206,4 +206,26 @@ const std::string &unavailable_reason() {
   return reason;
 }
 
+int duplicate_peer_fd(int pid, int fd) {
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+  const int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (pidfd < 0) return -1;
+  const int mine = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+  close(pidfd);
+  return mine;
+#else
+  (void)pid, (void)fd;
+  return -1;
+#endif
+}
+
+bool write_protect_range(int fd, void *addr, size_t bytes) {
+  uffdio_writeprotect w{};
+  w.range = {reinterpret_cast<uintptr_t>(addr), bytes};
+  w.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+  while (ioctl(fd, UFFDIO_WRITEPROTECT, &w) != 0)
+    if (errno != EAGAIN) return false;
+  return true;
+}
+
 }  // namespace rdsm::uffd

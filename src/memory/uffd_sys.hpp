@@ -80,4 +80,14 @@ const std::string &scan_unavailable_reason();
 bool scan_written(int pagemap_fd, const uint8_t *base, const uint8_t *addr, size_t bytes,
                   std::vector<uint32_t> &out, bool protect);
 
+// Another process's userfaultfd, duplicated into this one (pidfd_getfd,
+// Linux 5.6): its descriptor `fd` in process `pid`.  -1 where the kernel
+// refuses (no permission to inspect that process, gone, too old).
+// Async-signal-safe.
+int duplicate_peer_fd(int pid, int fd);
+// Write-protects [addr, addr+bytes) in the address space `fd` (a
+// userfaultfd, possibly another process's) serves; false with errno on
+// failure.  Async-signal-safe.
+bool write_protect_range(int fd, void *addr, size_t bytes);
+
 }  // namespace rdsm::uffd

@@ -45,6 +45,7 @@ Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   // Adaptive minipages learn from every fault, on the service thread.
   fast_reads_ = one_sided_ && !adaptive_ && nodes_ > 1 && nodes_ <= kMaxOneSidedNodes;
   signal_reads_ = !adaptive_ && nodes_ > 1 && opt_.threads == 1;
+  setup_peer_downgrades();
 
   for (fabric::MsgType t : {sc::kRequest, sc::kOrder, sc::kReply, sc::kAck}) {
     stats().classify(t, HandlerWork::page);
@@ -71,8 +72,6 @@ Sc::Sc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   }
 }
 
-Sc::~Sc() = default;
-
 void Sc::start() {
   if (nodes_ == 1) {
     // Alone, nothing is shared: every page is writable and never faults.
@@ -92,6 +91,12 @@ void Sc::finish() {
 void Sc::set_access(size_t page, sc::Access a) {
   std::atomic_ref<uint8_t>(access_[page]).store(a, std::memory_order_release);
   region_->protect(page, 1, prot_of(a));
+  // A peer's bound (sc_peer_downgrade.cpp) ends with the access it bounded,
+  // once the protection is the new one: lifted before, a fault of this
+  // node's in between would be repaired to the old access (writable), and
+  // a write then slip in after the copy was given away.  One being mapped
+  // (the backend's mark) is not a bound.
+  lift_bound(page);
 }
 
 void Sc::step(const std::function<void(sc::Outbox &)> &body) {
@@ -191,6 +196,7 @@ void Sc::place(size_t first, size_t count, rdsm_placement placement) {
     while (i + run < mine.size() && mine[i + run] == mine[i] + run) ++run;
     for (size_t k = 0; k < run; ++k) std::atomic_ref<uint8_t>(access_[mine[i] + k]).store(sc::kWrite);
     region_->protect(mine[i], run, Prot::read_write);
+    for (size_t k = 0; k < run; ++k) lift_bound(mine[i] + k);  // a bound left from the page's last use
     i += run;
   }
 }

@@ -104,6 +104,13 @@
 // drops kVoluntary whenever it starts a request, and a one-sided reader
 // leaves its bit in the word, so the swap fails (and the fault asks the
 // manager as before) whenever anyone may hold a copy.
+//
+// Read misses on a writable owner's page (fetch=one-sided, nodes on one
+// host with uffd memory, sc_peer_downgrade.cpp): the faulting thread
+// claims the word as for a read-only owner, write-protects the owner's copy
+// itself through the owner's userfaultfd (duplicated into its process) and
+// reads it; the owner, bounded to read access, asks the manager when it
+// next writes.  No thread of the owner's is woken.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -115,6 +122,7 @@
 #include <vector>
 
 #include "common/page_array.hpp"
+#include "memory/backend.hpp"
 #include "memory/minipage_views.hpp"
 #include "protocol/protocol.hpp"
 #include "protocol/sc_messages.hpp"
@@ -157,8 +165,14 @@ class Sc final : public Protocol {
   // ---- the node's page state (sc.cpp), under mu_
   sc::Access access(size_t page) const {
     // Written under mu_, read without it (the signal handler, the fault
-    // service thread's first look).
-    return sc::Access(std::atomic_ref<uint8_t>(const_cast<uint8_t &>(access_[page])).load(std::memory_order_acquire));
+    // service thread's first look).  A peer that write-protected the page
+    // here (sc_peer_downgrade.cpp) left its bound: read access, until the
+    // next set_access.
+    const auto a =
+        sc::Access(std::atomic_ref<uint8_t>(const_cast<uint8_t &>(access_[page])).load(std::memory_order_acquire));
+    if (a == sc::kWrite && bounds_ && __atomic_load_n(&bounds_[page], __ATOMIC_SEQ_CST) == peer_bound::kRead)
+      return sc::kRead;
+    return a;
   }
   void set_access(size_t page, sc::Access a);
   bool allows(size_t page, bool write) const { return access(page) >= (write ? sc::kWrite : sc::kRead); }
@@ -181,6 +195,27 @@ class Sc final : public Protocol {
   // In the signal handler: a read miss served one-sidedly (sc.hpp); false
   // when the page's state does not allow it (the service thread asks then).
   bool read_one_sided(size_t page);
+
+  // ---- read misses on a writable owner's page (sc_peer_downgrade.cpp)
+  // Constructor, collective: the bounds segment, and this node's part.
+  void setup_peer_downgrades();
+  // Whether this node can write-protect `owner`'s pages itself (the same
+  // host, both on uffd memory, its userfaultfd duplicated here).
+  bool can_downgrade(int owner);
+  // In the signal handler, the owner word claimed: bounds the owner's
+  // copy of `page` to read and write-protects it; false, having changed
+  // nothing, where the owner is mapping it writable right now.
+  bool downgrade_owner(int owner, size_t page);
+  // This node makes `page` writable outside a request: no peer may bound
+  // it meanwhile.  False where one has (then it is not to be made writable).
+  bool hold_off_peers(size_t page);
+  // This node's access to `page` changed (mu_): a peer's bound on it ends.
+  void lift_bound(size_t page);
+  void let_peers_in(size_t page);
+  fabric::Segment bounds_seg_;
+  uint64_t *bounds_ = nullptr;  // this node's bounds (backend.hpp), where peers may set them
+  uint64_t pid_ns_ = 0;         // this process's pid namespace
+  std::unique_ptr<std::atomic<int>[]> peer_fds_;  // peers' userfaultfds, duplicated here
   // In the signal handler (signal_reads_, while the fabric's sends and
   // waits are signal-safe): a read miss asked for by the faulting thread
   // itself, without the hand-off to the service thread and back.

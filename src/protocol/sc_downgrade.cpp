@@ -83,7 +83,10 @@ bool Sc::upgrade_one_sided(size_t page) {
   // its own), and would wait for ever; the service thread can wait.
   if (!mu_.try_lock()) return false;
   bool done = false;
-  if (voluntary(page) && access(page) == sc::kRead) {
+  // Peers are held off the page (sc_peer_downgrade.cpp) from the swap that
+  // says "writable" until it is writable here: one that write-protected it
+  // in between would find its protection lifted after its read.
+  if (voluntary(page) && access(page) == sc::kRead && hold_off_peers(page)) {
     const uint64_t t0 = trace::start();
     const uint64_t mine = (uint64_t)self_ + 1, left = mine | kOwnerReadOnly | kVoluntary;
     done = f_.cas(manager_of(page), owner_seg_.id, owner_offset(page), left, mine) == left;
@@ -98,6 +101,7 @@ bool Sc::upgrade_one_sided(size_t page) {
       add(stats().write_faults);
       trace::record(trace::Kind::write_fault, t0, trace::on() ? now_ns() : 0, (uint32_t)page);
     }
+    let_peers_in(page);
   }
   mu_.unlock();
   return done;

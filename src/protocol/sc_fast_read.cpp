@@ -29,15 +29,24 @@ bool Sc::read_one_sided(size_t page) {
   }
   uint64_t w = f_.atomic_load(manager, owner_seg_.id, off);
   int owner = -1;
+  bool downgrade = false;  // the owner holds it writable: this node write-protects it (sc_peer_downgrade.cpp)
+  uint64_t added = 0;
   for (int attempt = 0;; ++attempt) {
     owner = owner_in(w);
-    const bool allowed =
-        owner >= 0 && owner != self_ && (w & kOwnerReadOnly) && !(w & (kInRequest | kReadingOneSided));
-    if (!allowed || attempt == kClaimAttempts) return false;
-    const uint64_t seen =
-        f_.cas(manager, owner_seg_.id, off, w, w | kReadingOneSided | one_sided_reader(self_));
+    const bool idle = owner >= 0 && owner != self_ && !(w & (kInRequest | kReadingOneSided));
+    downgrade = idle && !(w & (kOwnerReadOnly | kVoluntary)) && (w >> kOneSidedReaders) == 0 && can_downgrade(owner);
+    if (!(idle && (w & kOwnerReadOnly)) && !downgrade) return false;
+    if (attempt == kClaimAttempts) return false;
+    added = kReadingOneSided | one_sided_reader(self_) | (downgrade ? kOwnerReadOnly : 0);
+    const uint64_t seen = f_.cas(manager, owner_seg_.id, off, w, w | added);
     if (seen == w) break;
     w = seen;
+  }
+  if (downgrade && !downgrade_owner(owner, page)) {
+    // The word as it was: while it says a one-sided read is in progress
+    // nobody else changes it (the claim's rules above).
+    f_.fetch_add(manager, owner_seg_.id, off, (uint64_t)0 - added);
+    return false;
   }
   // The word is ours: the owner stays read-only and no request starts
   // until it is let go, so the copy read is the page's current contents,
