@@ -33,12 +33,26 @@ enum class MemoryBackend : uint8_t { mprotect, uffd };
 // A bound on a page's protection that peers on this host set themselves
 // (sc's one-sided reads, sc_peer_downgrade.cpp), one word per page in
 // memory they write, changed only by compare-and-swap:
-//   kBoundFree     no bound
-//   kBoundRead     a peer write-protected the page here: at most read
-//   kBoundMapping  this node is mapping the page writable (repair) right
-//                  now: a peer may not bound it until that is done
+//   kFree     no bound
+//   kRead     a peer write-protected the page here: at most read
+//   kMapping  this node is making the page writable right now: a peer may
+//             not bound it until that is done
 namespace peer_bound {
 constexpr uint64_t kFree = 0, kRead = 1, kMapping = 2;
+// This node, before making the page writable: false where a peer bounds it.
+inline bool mark_mapping(uint64_t *word) {
+  uint64_t expected = kFree;
+  return __atomic_compare_exchange_n(word, &expected, kMapping, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+// ... and once it is writable.
+inline void unmark(uint64_t *word) { __atomic_store_n(word, kFree, __ATOMIC_SEQ_CST); }
+// This node, its protection of the page changed: a peer's bound ends (a
+// mark of its own stays).
+inline void lift(uint64_t *word) {
+  uint64_t expected = kRead;
+  __atomic_compare_exchange_n(word, &expected, kFree, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+inline bool bounded(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_SEQ_CST) == kRead; }
 }  // namespace peer_bound
 
 const char *memory_backend_name(MemoryBackend b);

@@ -167,9 +167,7 @@ class UffdBackend final : public ProtectionBackend {
     // and kept (peer_bound in backend.hpp).
     bool marked = false;
     if (bounds_ && cur == Prot::read_write) {
-      uint64_t expected = peer_bound::kFree;
-      marked = __atomic_compare_exchange_n(&bounds_[page], &expected, peer_bound::kMapping, false, __ATOMIC_SEQ_CST,
-                                           __ATOMIC_SEQ_CST);
+      marked = peer_bound::mark_mapping(&bounds_[page]);
       if (!marked) cur = Prot::read;
     }
     bool allowed = registered_ && (cur == Prot::read_write || (cur == Prot::read && (!write || scan_)));
@@ -177,7 +175,7 @@ class UffdBackend final : public ProtectionBackend {
       map(page, 1, cur == Prot::read);
       state_[page] |= kMapped;
     }
-    if (marked) __atomic_store_n(&bounds_[page], peer_bound::kFree, __ATOMIC_SEQ_CST);
+    if (marked) peer_bound::unmark(&bounds_[page]);
     mu_.unlock();
     return allowed;
   }
@@ -408,13 +406,8 @@ class UffdBackend final : public ProtectionBackend {
 
   void write_protect(size_t first, size_t count, bool on) {
     if (scan_ && on) arm(first, count);
-    uffdio_writeprotect w{};
-    w.range = {reinterpret_cast<uintptr_t>(addr(first)), count * kPage};
-    // No thread ever sleeps on this descriptor (faults are signals), so
-    // nothing needs waking; the kernel refuses DONTWAKE with MODE_WP.
-    w.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE;
-    while (ioctl(fd_, UFFDIO_WRITEPROTECT, &w) != 0)
-      if (errno != EAGAIN) fatal_signal_safe("UFFDIO_WRITEPROTECT on the shared region failed");
+    if (!uffd::write_protect_range(fd_, addr(first), count * kPage, on))
+      fatal_signal_safe("UFFDIO_WRITEPROTECT on the shared region failed");
     // Lifting the protection leaves a shared page's entry without write
     // permission (the kernel upgrades it only on a fault), so the write
     // that faulted would fault a second time on its retry.  Pages are

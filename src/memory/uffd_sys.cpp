@@ -219,10 +219,12 @@ int duplicate_peer_fd(int pid, int fd) {
 #endif
 }
 
-bool write_protect_range(int fd, void *addr, size_t bytes) {
+bool write_protect_range(int fd, void *addr, size_t bytes, bool on) {
   uffdio_writeprotect w{};
   w.range = {reinterpret_cast<uintptr_t>(addr), bytes};
-  w.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+  // No thread ever sleeps on a userfaultfd here (faults are signals), so
+  // nothing needs waking; the kernel refuses DONTWAKE with MODE_WP.
+  w.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE;
   while (ioctl(fd, UFFDIO_WRITEPROTECT, &w) != 0)
     if (errno != EAGAIN) return false;
   return true;

@@ -85,9 +85,9 @@ bool scan_written(int pagemap_fd, const uint8_t *base, const uint8_t *addr, size
 // refuses (no permission to inspect that process, gone, too old).
 // Async-signal-safe.
 int duplicate_peer_fd(int pid, int fd);
-// Write-protects [addr, addr+bytes) in the address space `fd` (a
-// userfaultfd, possibly another process's) serves; false with errno on
-// failure.  Async-signal-safe.
-bool write_protect_range(int fd, void *addr, size_t bytes);
+// Write-protects (`on`) or lifts the write protection of [addr,
+// addr+bytes) in the address space `fd` (a userfaultfd, possibly another
+// process's) serves; false with errno on failure.  Async-signal-safe.
+bool write_protect_range(int fd, void *addr, size_t bytes, bool on);
 
 }  // namespace rdsm::uffd

@@ -458,10 +458,9 @@ class Hlrc final : public Protocol {
   PageArray<Biased<int16_t, -1>> home_;  // -1: not known yet
   PageArray<uint8_t> has_twin_;
   uint8_t *twins_ = nullptr;  // twin arena: one slot per page
-  // Twins come from a pool of huge pages while it lasts, so that making a
-  // twin in a fault costs a copy, not a page allocation by the kernel
-  // (one per 512 slots, the first time); past that, from the page's slot
-  // in the arena.
+  // Twins come from a pool of huge pages while it lasts (a twin in a fault
+  // costs a copy, and a page allocation once per 512 slots); past that,
+  // from the page's slot in the arena.
   uint8_t *twin_pool_ = nullptr;
   size_t twin_pool_slots_ = 0;
   std::vector<uint32_t> pool_free_;  // free pool slots, a stack; capacity fixed

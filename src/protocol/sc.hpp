@@ -170,8 +170,7 @@ class Sc final : public Protocol {
     // next set_access.
     const auto a =
         sc::Access(std::atomic_ref<uint8_t>(const_cast<uint8_t &>(access_[page])).load(std::memory_order_acquire));
-    if (a == sc::kWrite && bounds_ && __atomic_load_n(&bounds_[page], __ATOMIC_SEQ_CST) == peer_bound::kRead)
-      return sc::kRead;
+    if (a == sc::kWrite && bounds_ && peer_bound::bounded(&bounds_[page])) return sc::kRead;
     return a;
   }
   void set_access(size_t page, sc::Access a);
@@ -207,11 +206,12 @@ class Sc final : public Protocol {
   // nothing, where the owner is mapping it writable right now.
   bool downgrade_owner(int owner, size_t page);
   // This node makes `page` writable outside a request: no peer may bound
-  // it meanwhile.  False where one has (then it is not to be made writable).
+  // it from hold_off_peers to let_peers_in.  False where one has (then it
+  // is not to be made writable).
   bool hold_off_peers(size_t page);
+  void let_peers_in(size_t page);
   // This node's access to `page` changed (mu_): a peer's bound on it ends.
   void lift_bound(size_t page);
-  void let_peers_in(size_t page);
   fabric::Segment bounds_seg_;
   uint64_t *bounds_ = nullptr;  // this node's bounds (backend.hpp), where peers may set them
   uint64_t pid_ns_ = 0;         // this process's pid namespace

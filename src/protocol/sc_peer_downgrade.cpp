@@ -111,26 +111,19 @@ bool Sc::downgrade_owner(int owner, size_t page) {
   const int fd = peer_fds_[owner].load(std::memory_order_acquire);
   const uint64_t off = bound_offset(page);
   if (f_.cas(owner, bounds_seg_.id, off, peer_bound::kFree, peer_bound::kRead) != peer_bound::kFree) return false;
-  if (uffd::write_protect_range(fd, region_->app_page(page), kPageBytes)) return true;
+  if (uffd::write_protect_range(fd, region_->app_page(page), kPageBytes, true)) return true;
   f_.cas(owner, bounds_seg_.id, off, peer_bound::kRead, peer_bound::kFree);
   return false;
 }
 
 void Sc::lift_bound(size_t page) {
-  if (!bounds_) return;
-  uint64_t bounded = peer_bound::kRead;
-  __atomic_compare_exchange_n(&bounds_[page], &bounded, peer_bound::kFree, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  if (bounds_) peer_bound::lift(&bounds_[page]);
 }
 
-bool Sc::hold_off_peers(size_t page) {
-  if (!bounds_) return true;
-  uint64_t expected = peer_bound::kFree;
-  return __atomic_compare_exchange_n(&bounds_[page], &expected, peer_bound::kMapping, false, __ATOMIC_SEQ_CST,
-                                     __ATOMIC_SEQ_CST);
-}
+bool Sc::hold_off_peers(size_t page) { return !bounds_ || peer_bound::mark_mapping(&bounds_[page]); }
 
 void Sc::let_peers_in(size_t page) {
-  if (bounds_) __atomic_store_n(&bounds_[page], peer_bound::kFree, __ATOMIC_SEQ_CST);
+  if (bounds_) peer_bound::unmark(&bounds_[page]);
 }
 
 // The duplicated descriptors keep the peers' userfaultfds open: closed with
