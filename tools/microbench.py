@@ -45,9 +45,13 @@ import time
 
 from microbench_report import MEMORY_BACKENDS, PINGPONG_CASES, PINGPONG_LAYOUTS, PINGPONG_MODES, Column, print_result
 from launch_job import run_job, stop_on_sigterm
-from rdsm_build_query import find_program, launcher_protocols
+from rdsm_build_query import find_program, launcher_protocols, preset_of
 
 KNOWN_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
+# Columns beside the presets by default: sc with the papers' RDMA-R (data by
+# one-sided reads where the owner need not be disturbed), whose read misses
+# are the ones to set beside the HLRC presets' remote fetch.
+EXTRA_COLUMNS = {"sc": ["sc+fetch=one-sided"]}
 LAUNCH_TIMEOUT = 120  # seconds, passed to rdsm run --timeout
 # What a node prints when the backend asked for cannot work on this machine.
 BACKEND_UNAVAILABLE_RE = re.compile(r"the (\w+) memory backend cannot run here: ([^\n]*)")
@@ -239,7 +243,7 @@ def run_program(rdsm, prog_path, run, column, quick, tmpdir):
            "--handler", run.handler, "--quiet",
            "--timeout", str(LAUNCH_TIMEOUT), "--stats", stats_json] + \
         ([] if column.memory is None else ["--memory", column.memory]) + \
-        ([] if run.axes is None or preset in NO_HOMES else ["--axes", run.axes]) + [prog_path] + args + \
+        ([] if run.axes is None or preset_of(preset) in NO_HOMES else ["--axes", run.axes]) + [prog_path] + args + \
         ["--json", out_json]
     t0 = time.monotonic()
     try:
@@ -428,12 +432,12 @@ def main():
     available = launcher_protocols(rdsm) or KNOWN_PROTOCOLS
     if opts.protocols:
         presets = [p.strip() for p in opts.protocols.split(",") if p.strip()]
-        unknown = [p for p in presets if p not in available]
+        unknown = [p for p in presets if preset_of(p) not in available]
         if unknown or not presets:
             ap.error("unknown protocol(s) %s; available: %s" % (", ".join(unknown) or "(none given)",
                                                                 ", ".join(available)))
     else:
-        presets = available
+        presets = [c for p in available for c in [p] + EXTRA_COLUMNS.get(p, [])]
     memories = [None]
     if opts.memory:
         memories = [m.strip() for m in opts.memory.split(",") if m.strip()]
@@ -464,6 +468,7 @@ def main():
             programs[run.program] = find_program(build, run.program)
 
     # The backends of one program and preset one after the other, their order alternating by repetition.
+    key_width = max(len(c.key) for c in columns)
     todo = [(rep, run, c) for rep in range(repeat) for run in run_list for p in presets
             for c in (columns_of(columns, p, memories if rep % 2 == 0 else memories[::-1]))
             if run.applies_to(c.preset)]
@@ -500,8 +505,8 @@ def main():
                 sys.stderr.write("microbench: FAILED %s, repetition %d: %s\n" % (run.describe(column.key), rep + 1, err))
             raw.append(entry)
             shape = "n=%d" % run.nodes if run.threads == 1 else "n=%dx%d" % (run.nodes, run.threads)
-            sys.stderr.write("[%d/%d] %-13s %-7s %-5s %-9s %6.2f s%s\n" %
-                             (i, len(todo), run.program, column.key, shape, run.handler, secs,
+            sys.stderr.write("[%d/%d] %-16s %-*s %-5s %-9s %6.2f s%s\n" %
+                             (i, len(todo), run.program, key_width, column.key, shape, run.handler, secs,
                               "" if err is None else "  FAILED"))
             m = BACKEND_UNAVAILABLE_RE.search(err or "")
             if m and m.group(1) == column.memory:

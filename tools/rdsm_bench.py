@@ -99,7 +99,7 @@ import time
 import rdsm_emu
 import rdsm_sim
 from launch_job import run_job, stop_on_sigterm
-from rdsm_build_query import find_program, launcher_protocols
+from rdsm_build_query import find_program, launcher_protocols, preset_of
 
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(SCRIPT_DIR)
@@ -521,7 +521,7 @@ def main(argv):
     else:
         protocols = a.protocols
         if known is not None:
-            bad = [p for p in protocols if p not in known]
+            bad = [p for p in protocols if preset_of(p) not in known]
             if bad:
                 sys.exit("rdsm_bench: unknown protocol(s) %s; the launcher knows: %s" % (", ".join(bad), ", ".join(known)))
     hw = (not a.no_hw) and known is not None and "hw" in known and "hw" not in protocols

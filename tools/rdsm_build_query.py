@@ -24,6 +24,12 @@ def launcher_help(rdsm):
         return None
 
 
+def preset_of(protocol):
+    """The preset a protocol name starts with: "sc" of "sc+fetch=one-sided" (a preset with axes on top, as a
+    run names it; rdsm run --protocol takes either)."""
+    return protocol.split("+", 1)[0]
+
+
 def launcher_protocols(rdsm):
     """The presets `rdsm run --help` lists, or None if it cannot be read."""
     out = launcher_help(rdsm)

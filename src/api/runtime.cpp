@@ -55,6 +55,12 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   if (opt.nodes > 1) settle_background_teardown();
   auto rt = std::make_unique<Runtime>();
   rt->opt = opt;
+  {  // RDSM_PROTOCOL may name axes too ("sc+fetch=one-sided"): before RDSM_AXES
+    std::string preset_name, axes;
+    split_protocol_name(opt.protocol, opt.axes, preset_name, axes);
+    rt->opt.protocol = preset_name;
+    rt->opt.axes = axes;
+  }
   const ProtocolConfig *preset = find_protocol(rt->opt.protocol);
   if (!preset)
     fatal("unknown protocol '%s' (RDSM_PROTOCOL); set RDSM_PROTOCOL to one of: %s", rt->opt.protocol.c_str(),

@@ -42,7 +42,8 @@ struct FlagSpec {
 
 const FlagSpec kFlags[] = {
     {Flag::nodes, "nodes", 'n', "N", "number of nodes (processes), 1..1024; required"},
-    {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm)"},
+    {Flag::protocol, "protocol", 0, "P",
+     "coherence protocol (default rdsm); a preset may carry axes as a run names it, e.g. sc+fetch=one-sided"},
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt, poll, signal or spin"},
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
@@ -287,11 +288,18 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   cfg.nodes = (int)n;
 
   std::string source;
+  // A protocol may be named as a run printed it, "preset+axis=value,...":
+  // its axes go before --axes (presets.hpp, split_protocol_name).
+  std::string named_axes;
   if (auto v = protocol.value(&source, "protocol")) {
-    if (!find_protocol(*v))
+    split_protocol_name(*v, "", cfg.protocol, named_axes);
+    if (!find_protocol(cfg.protocol))
       throw UsageError("unknown protocol " + quoted(*v) + " (" + source + "); the protocols are: " +
                        protocol_names());
-    cfg.protocol = *v;
+    ProtocolConfig probe = *find_protocol(cfg.protocol);
+    std::string error;
+    if (!apply_axes(probe, named_axes, error))
+      throw UsageError("protocol " + quoted(*v) + " (" + source + "): " + error);
     cfg.protocol_named = true;
   } else {
     cfg.protocol = defaults.protocol;
@@ -303,6 +311,7 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     if (!apply_axes(probe, *v, error)) throw UsageError("--axes " + quoted(*v) + " (" + source + "): " + error);
     cfg.axes = *v;
   }
+  if (!named_axes.empty()) cfg.axes = named_axes + (cfg.axes.empty() ? "" : "," + cfg.axes);
 
   if (auto v = handler.value(&source, "handler")) {
     HandlerMode mode;

@@ -58,6 +58,14 @@ const ProtocolConfig *find_protocol(const std::string &name) {
   return nullptr;
 }
 
+void split_protocol_name(const std::string &name, const std::string &extra_axes, std::string &preset,
+                         std::string &axes) {
+  const size_t plus = name.find('+');
+  preset = name.substr(0, plus);
+  axes = plus == std::string::npos ? "" : name.substr(plus + 1);
+  if (!extra_axes.empty()) axes += (axes.empty() ? "" : ",") + extra_axes;
+}
+
 std::string protocol_names() {
   std::string s;
   for (const auto &p : protocol_presets()) {

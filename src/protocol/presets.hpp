@@ -102,6 +102,14 @@ const std::vector<ProtocolConfig> &protocol_presets();
 const ProtocolConfig *find_protocol(const std::string &name);
 // "async, ardmar, ..." for error messages and --help.
 std::string protocol_names();
+// A protocol as rdsm names it in its output ("sc+fetch=one-sided": a preset,
+// then the axes chosen on top of it) taken apart, so that the name a run
+// printed can be given back to --protocol or RDSM_PROTOCOL: `preset` gets
+// the part before the first '+', and `axes` the name's axes followed by
+// `extra_axes` (--axes or RDSM_AXES), which are applied after them and so
+// win where both choose one axis.
+void split_protocol_name(const std::string &name, const std::string &extra_axes, std::string &preset,
+                         std::string &axes);
 
 // Applies axis choices to a preset: "lock=atomic,barrier=atomic" (axes:
 // fetch=message|one-sided, claim=message|cas, diff=message|one-sided,

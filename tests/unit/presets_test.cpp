@@ -63,3 +63,33 @@ TEST(Presets, TheDefaultAcrossSoftwareOneSidedHostsTakesMessages) {
   name.append(kSoftwareOneSidedAxes);
   EXPECT_EQ(c.name, name);
 }
+
+TEST(Presets, APrintedNameGivesBackItsPresetAndAxes) {
+  std::string preset, axes;
+  split_protocol_name("sc+fetch=one-sided", "", preset, axes);
+  EXPECT_EQ(preset, "sc");
+  EXPECT_EQ(axes, "fetch=one-sided");
+  // The name's axes first: --axes, applied after them, wins.
+  split_protocol_name("genima+home=migrate,prefetch=adaptive", "home=fixed", preset, axes);
+  EXPECT_EQ(preset, "genima");
+  EXPECT_EQ(axes, "home=migrate,prefetch=adaptive,home=fixed");
+  ProtocolConfig c = *find_protocol(preset);
+  std::string error;
+  ASSERT_TRUE(apply_axes(c, axes, error)) << error;
+  EXPECT_EQ(c.home, HomeAxis::fixed);
+  EXPECT_EQ(c.prefetch, PrefetchAxis::adaptive);
+  split_protocol_name("rdsm", "lock=manager", preset, axes);
+  EXPECT_EQ(preset, "rdsm");
+  EXPECT_EQ(axes, "lock=manager");
+  split_protocol_name("async", "", preset, axes);
+  EXPECT_EQ(axes, "");
+  // Round trip: the name a configuration prints names that configuration.
+  ProtocolConfig d = *find_protocol("sc");
+  ASSERT_TRUE(apply_axes(d, "fetch=one-sided,lock=atomic", error)) << error;
+  split_protocol_name(d.name, "", preset, axes);
+  ProtocolConfig e = *find_protocol(preset);
+  ASSERT_TRUE(apply_axes(e, axes, error)) << error;
+  EXPECT_EQ(e.name, d.name);
+  EXPECT_EQ(e.fetch, FetchAxis::one_sided);
+  EXPECT_EQ(e.lock, LockAxis::atomic);
+}
