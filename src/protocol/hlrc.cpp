@@ -6,7 +6,6 @@
 #include <sys/mman.h>
 
 #include "common/error.hpp"
-#include "common/huge_mapping.hpp"
 #include "common/fault_inject.hpp"
 #include "memory/fault_dispatch.hpp"
 #include "protocol/msg_types.hpp"
@@ -20,15 +19,6 @@
 namespace rdsm {
 
 namespace {
-// Twin slots, used as a stack (the lowest slots again and again), in huge
-// pages where the kernel gives them: memory comes on first use, 2 MiB (512
-// slots) per fault.  Touching all 16 MiB in 4 KiB pages at start-up cost
-// each node ~5 ms there and at every fork-join CREATE (a SPLASH FFT -m6 at
-// 2 processes: 20 ms of wall time against 7 for threads); filling them on
-// first use in 4 KiB pages cost the same in the parallel phase of programs
-// that make thousands of twins (SPLASH RADIX).
-constexpr size_t kTwinPoolSlots = 4096;
-
 uint32_t *map_zeroed_words(size_t count) {
   void *p = mmap(nullptr, count * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) fatal("cannot reserve %zu bytes for page metadata", count * 4);
@@ -88,28 +78,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   state_.reset(pages_);
   home_.reset(pages_);
   has_twin_.reset(pages_);
-  // Each page has its own twin slot in a sparse arena: memory is used only
-  // for pages that get twins, and making a twin never allocates, so it can
-  // happen in the signal handler.
-  void *arena = mmap(nullptr, opt_.region_bytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (arena == MAP_FAILED) fatal("cannot reserve %zu MiB of address space for twins", opt_.region_bytes >> 20);
-  twins_ = static_cast<uint8_t *>(arena);
-  // A node alone, or one whose memory the machine keeps coherent (hw),
-  // makes no twins (or, under --races, few): those come from the arena.
-  const bool twins_expected = nodes_ > 1 && cfg_.coherence != CoherenceAxis::hardware;
-  twin_pool_slots_ = twins_expected ? std::min(pages_, kTwinPoolSlots) : 0;
-  if (twin_pool_slots_) {
-    // Whole huge pages: a smaller region gets a pool of up to 2 MiB more slots than pages.
-    constexpr size_t per_huge = kHugePageBytes / kPageBytes;
-    twin_pool_slots_ = (twin_pool_slots_ + per_huge - 1) / per_huge * per_huge;
-    void *pool = map_huge_aligned(twin_pool_slots_ * kPageBytes);
-    if (pool == MAP_FAILED) fatal("cannot allocate %zu MiB for twins", (twin_pool_slots_ * kPageBytes) >> 20);
-    twin_pool_ = static_cast<uint8_t *>(pool);
-  }
-  pool_free_.resize(twin_pool_slots_);
-  for (size_t i = 0; i < twin_pool_slots_; ++i) pool_free_[i] = (uint32_t)(twin_pool_slots_ - 1 - i);
-  pool_free_count_ = twin_pool_slots_;
+  make_twin_memory();
   twin_slot_.reset(pages_);
   if (cfg_.fetch == FetchAxis::one_sided) fetch_scratch_.size_for(nodes_);
   written_.reset(pages_);
@@ -247,17 +216,6 @@ bool Hlrc::versions_cover(const uint32_t *have, const uint32_t *need) const {
   for (int w = 0; w < nodes_; ++w)
     if (have[w] < need[w]) return false;
   return true;
-}
-
-void Hlrc::take_twin_slot(size_t page) {
-  twin_slot_[page] = pool_free_count_ ? (int32_t)pool_free_[--pool_free_count_] : -1;
-}
-
-void Hlrc::free_twin(size_t page) {
-  races::PageLocks::Hold hold(twin_locks_, page);  // --races: a home page's twin, against the diff handler
-  if (twin_slot_[page] >= 0) pool_free_[pool_free_count_++] = (uint32_t)twin_slot_[page];
-  twin_slot_[page] = -1;  // a zero twin's too (zero_twins.cpp)
-  has_twin_[page] = 0;
 }
 
 void Hlrc::note_written(size_t page) {

@@ -154,6 +154,7 @@ class Hlrc final : public Protocol {
   uint8_t *twin_to_write(size_t page, bool whole);  // mu_ held; `whole`: all of it is written
   void twin_from_copy(size_t page, bool streaming);  // gives a copy its twin, as it is now; mu_ held
   static constexpr int32_t kZeroTwin = -2;          // twin_slot_: an all-zero twin, no memory of its own
+  void make_twin_memory();  // the arena and the pool (twin_pool.cpp)
   void take_twin_slot(size_t page);  // picks the memory of a page's twin (pool slot, or arena); mu_ held
   void close_interval();  // with mu_ held
   void apply_notices(const NoticeSet &s);
@@ -458,11 +459,10 @@ class Hlrc final : public Protocol {
   PageArray<Biased<int16_t, -1>> home_;  // -1: not known yet
   PageArray<uint8_t> has_twin_;
   uint8_t *twins_ = nullptr;  // twin arena: one slot per page
-  // Twins come from a pool of huge pages while it lasts (a twin in a fault
-  // costs a copy, and a page allocation once per 512 slots); past that,
-  // from the page's slot in the arena.
+  // Twins come from a pool while it lasts, past that from the page's slot
+  // in the arena (twin_pool.cpp).
   uint8_t *twin_pool_ = nullptr;
-  size_t twin_pool_slots_ = 0;
+  size_t twin_pool_slots_ = 0, pool_ready_ = 0;  // pool_ready_: the slots below have memory
   std::vector<uint32_t> pool_free_;  // free pool slots, a stack; capacity fixed
   size_t pool_free_count_ = 0;
   PageArray<Biased<int32_t, -1>> twin_slot_;  // pool slot of each twinned page, or -1
