@@ -425,6 +425,16 @@ add_test(NAME splash_lu.sc+fetch-one-sided.p2
 add_test(NAME splash_ocean.sc+fetch-one-sided.p4
          COMMAND ${one_sided_run} -n 1 $<TARGET_FILE:splash_ocean> -p4 -n66)
 list(APPEND sc_tests splash_lu.sc+fetch-one-sided.p2 splash_ocean.sc+fetch-one-sided.p4)
+# Pages two nodes write and read without synchronisation, changing hands at
+# nearly every access, each node checking its own writes survive: a write
+# that slips past a peer's write protection while the owner lowers its
+# access is lost (sc_peer_downgrade.cpp).  Lifting the peer's bound before
+# the new protection made it fail in about a third of 3-second runs (and
+# the stress in about a fifth); under fetch by messages too.
+add_test(NAME owner_churn.sc+fetch-one-sided.n2 COMMAND ${one_sided_run} -n 2 $<TARGET_FILE:mp_owner_churn> 3 2)
+add_test(NAME owner_churn.sc+fetch-one-sided.n4 COMMAND ${one_sided_run} -n 4 $<TARGET_FILE:mp_owner_churn> 1.5 2)
+add_test(NAME owner_churn.sc.n2 COMMAND ${run} -n 2 $<TARGET_FILE:mp_owner_churn> 1.5 2)
+list(APPEND sc_tests owner_churn.sc+fetch-one-sided.n2 owner_churn.sc+fetch-one-sided.n4 owner_churn.sc.n2)
 list(APPEND sc_tests stress.sc.${RDSM_SECOND_MEMORY}.n4 sor.sc.${RDSM_SECOND_MEMORY}.n2
      litmus.sc.${RDSM_SECOND_MEMORY}.n2 stress.sc+lock-atomic.barrier-atomic.n4 stress.sc.interrupt.n2t2
      litmus.sc.interrupt.n4 litmus.async.interrupt.n2)
