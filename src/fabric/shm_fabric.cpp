@@ -14,6 +14,7 @@
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/message_signal.hpp"
+#include "fabric/answer_wait.hpp"
 #include "fabric/shm_node_ctl.hpp"
 #include "stats/stats.hpp"
 #include "stats/trace.hpp"
@@ -32,17 +33,6 @@ constexpr int kSendSpin = 256;     // pauses before a full-ring sender starts yi
 constexpr int kSendYields = 64;    // yields before it sleeps on the space word
 constexpr int kPerSourceBatch = 16;  // messages from one source before looking at the next
 constexpr int kSpinYieldEvery = 64;  // spin mode: empty polls between yields of the CPU
-// Interrupt mode: how long a thread waiting for an answer yields the CPU
-// before it sleeps.  The answer is taken by the node's handler thread,
-// which then wakes the waiter: a second thread wake-up, about 20 us on a
-// virtual machine.  Yielding, the waiter sees the answer as soon as the
-// handler has it, and gives the CPU to whatever else is runnable (the
-// handler itself, a peer's compute thread), unlike spinning, which starved
-// the handlers of two nodes on two cores (RDSM_SPIN).  Measured at 2 nodes
-// (tools/microbench.py, medians of 3, before -> after): async page fetch
-// 87 -> 27 us, lock hand-off 211 -> 88, empty barrier 52 -> 15; sc
-// barrier 50 -> 13, write miss 108 -> 74; genima unchanged.
-constexpr uint64_t kAnswerYieldNs = 50'000;
 
 // Handlers run under the dispatch lock, so this also means "holds dispatch_".
 thread_local bool t_in_handler = false;
@@ -552,13 +542,7 @@ void ShmFabric::wait(const std::function<bool()> &done) {
     if (waiters_deliver(mode_)) {
       self_->doorbell.sleep(bell, [&] { return poll && has_pending() && progress(&busy); });
     } else {
-      // Up to kAnswerYieldNs after each event (an answer of several may be
-      // the first of them), then sleep until the next.
-      const uint64_t until = now_ns() + kAnswerYieldNs;
-      while (event_.load(std::memory_order_seq_cst) == ev && now_ns() < until) {
-        sched_yield();
-        if (done()) return;
-      }
+      if (yield_for_answer(done, event_, ev)) return;
       if (event_.load(std::memory_order_seq_cst) != ev) continue;
       event_waiters_.fetch_add(1, std::memory_order_seq_cst);
       futex_wait(&event_, ev);

@@ -42,8 +42,7 @@ struct FlagSpec {
 
 const FlagSpec kFlags[] = {
     {Flag::nodes, "nodes", 'n', "N", "number of nodes (processes), 1..1024; required"},
-    {Flag::protocol, "protocol", 0, "P",
-     "coherence protocol (default rdsm); a preset may carry axes as a run names it, e.g. sc+fetch=one-sided"},
+    {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm); also as runs name it: sc+fetch=one-sided"},
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt, poll, signal or spin"},
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},
@@ -288,18 +287,14 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   cfg.nodes = (int)n;
 
   std::string source;
-  // A protocol may be named as a run printed it, "preset+axis=value,...":
-  // its axes go before --axes (presets.hpp, split_protocol_name).
-  std::string named_axes;
+  std::string named_axes, named_error;  // of a protocol named "preset+axis=value,..." (presets.hpp): before --axes
   if (auto v = protocol.value(&source, "protocol")) {
     split_protocol_name(*v, "", cfg.protocol, named_axes);
     if (!find_protocol(cfg.protocol))
       throw UsageError("unknown protocol " + quoted(*v) + " (" + source + "); the protocols are: " +
                        protocol_names());
-    ProtocolConfig probe = *find_protocol(cfg.protocol);
-    std::string error;
-    if (!apply_axes(probe, named_axes, error))
-      throw UsageError("protocol " + quoted(*v) + " (" + source + "): " + error);
+    if (ProtocolConfig probe = *find_protocol(cfg.protocol); !apply_axes(probe, named_axes, named_error))
+      throw UsageError("protocol " + quoted(*v) + " (" + source + "): " + named_error);
     cfg.protocol_named = true;
   } else {
     cfg.protocol = defaults.protocol;
