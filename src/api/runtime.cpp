@@ -57,20 +57,20 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->opt = opt;
   // RDSM_PROTOCOL may name axes too ("sc+fetch=one-sided"), which go
   // before RDSM_AXES.
-  std::string named_axes;
-  split_protocol_name(opt.protocol, "", rt->opt.protocol, named_axes);
-  const ProtocolConfig *preset = find_protocol(rt->opt.protocol);
-  if (!preset)
-    fatal("unknown protocol '%s' (RDSM_PROTOCOL); set RDSM_PROTOCOL to one of: %s", rt->opt.protocol.c_str(),
-          protocol_names().c_str());
-  ProtocolConfig chosen = *preset;
+  ProtocolChoice choice;
   std::string axis_error;
-  if (!apply_axes(chosen, named_axes, axis_error))
-    fatal("RDSM_PROTOCOL=%s: %s", opt.protocol.c_str(), axis_error.c_str());
-  if (!apply_axes(chosen, opt.axes, axis_error)) fatal("RDSM_AXES=%s: %s", opt.axes.c_str(), axis_error.c_str());
-  if (!named_axes.empty()) rt->opt.axes = named_axes + (opt.axes.empty() ? "" : "," + opt.axes);
-  chosen = *preset;  // both at once below: one name, "preset+axis=value,..."
-  if (!apply_axes(chosen, rt->opt.axes, axis_error)) fatal("RDSM_AXES=%s: %s", rt->opt.axes.c_str(), axis_error.c_str());
+  switch (choose_protocol(opt.protocol, opt.axes, choice, axis_error)) {
+    case ProtocolChoiceFault::none: break;
+    case ProtocolChoiceFault::preset:
+      fatal("unknown protocol '%s' (RDSM_PROTOCOL); set RDSM_PROTOCOL to one of: %s", choice.preset.c_str(),
+            protocol_names().c_str());
+    case ProtocolChoiceFault::name_axes: fatal("RDSM_PROTOCOL=%s: %s", opt.protocol.c_str(), axis_error.c_str());
+    case ProtocolChoiceFault::given_axes: fatal("RDSM_AXES=%s: %s", opt.axes.c_str(), axis_error.c_str());
+  }
+  rt->opt.protocol = choice.preset;
+  rt->opt.axes = choice.axes;
+  const ProtocolConfig *preset = find_protocol(choice.preset);
+  ProtocolConfig chosen = choice.config;
   const ProtocolConfig *cfg = &chosen;
   rt->fabric = fabric::make_fabric(rt->opt);
   if (!rt->opt.protocol_named && rt->fabric->one_sided_in_software()) {

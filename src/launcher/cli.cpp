@@ -286,27 +286,24 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
                      std::to_string(kMaxNodes));
   cfg.nodes = (int)n;
 
-  std::string source;
-  std::string named_axes, named_error;  // of a protocol named "preset+axis=value,..." (presets.hpp): before --axes
-  if (auto v = protocol.value(&source, "protocol")) {
-    split_protocol_name(*v, "", cfg.protocol, named_axes);
-    if (!find_protocol(cfg.protocol))
-      throw UsageError("unknown protocol " + quoted(*v) + " (" + source + "); the protocols are: " +
+  std::string source, axes_source;
+  const std::optional<std::string> named = protocol.value(&source, "protocol");
+  const std::optional<std::string> given = axes.value(&axes_source, "axes");
+  ProtocolChoice choice;
+  std::string axis_error;
+  switch (choose_protocol(named ? *named : defaults.protocol, given ? *given : "", choice, axis_error)) {
+    case ProtocolChoiceFault::none: break;
+    case ProtocolChoiceFault::preset:
+      throw UsageError("unknown protocol " + quoted(*named) + " (" + source + "); the protocols are: " +
                        protocol_names());
-    if (ProtocolConfig probe = *find_protocol(cfg.protocol); !apply_axes(probe, named_axes, named_error))
-      throw UsageError("protocol " + quoted(*v) + " (" + source + "): " + named_error);
-    cfg.protocol_named = true;
-  } else {
-    cfg.protocol = defaults.protocol;
+    case ProtocolChoiceFault::name_axes:
+      throw UsageError("protocol " + quoted(*named) + " (" + source + "): " + axis_error);
+    case ProtocolChoiceFault::given_axes:
+      throw UsageError("--axes " + quoted(*given) + " (" + axes_source + "): " + axis_error);
   }
-
-  if (auto v = axes.value(&source, "axes")) {
-    ProtocolConfig probe = *find_protocol(cfg.protocol);
-    std::string error;
-    if (!apply_axes(probe, *v, error)) throw UsageError("--axes " + quoted(*v) + " (" + source + "): " + error);
-    cfg.axes = *v;
-  }
-  if (!named_axes.empty()) cfg.axes = named_axes + (cfg.axes.empty() ? "" : "," + cfg.axes);
+  cfg.protocol = choice.preset;
+  cfg.protocol_named = named.has_value();
+  cfg.axes = choice.axes;
 
   if (auto v = handler.value(&source, "handler")) {
     HandlerMode mode;

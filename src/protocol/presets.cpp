@@ -66,6 +66,19 @@ void split_protocol_name(const std::string &name, const std::string &extra_axes,
   if (!extra_axes.empty()) axes += (axes.empty() ? "" : ",") + extra_axes;
 }
 
+ProtocolChoiceFault choose_protocol(const std::string &name, const std::string &given_axes, ProtocolChoice &out,
+                                    std::string &error) {
+  std::string named;
+  split_protocol_name(name, "", out.preset, named);
+  const ProtocolConfig *preset = find_protocol(out.preset);
+  if (!preset) return ProtocolChoiceFault::preset;
+  out.config = *preset;
+  if (!apply_axes(out.config, named, error)) return ProtocolChoiceFault::name_axes;
+  if (!apply_axes(out.config, given_axes, error)) return ProtocolChoiceFault::given_axes;
+  out.axes = named + (named.empty() || given_axes.empty() ? "" : ",") + given_axes;
+  return ProtocolChoiceFault::none;
+}
+
 std::string protocol_names() {
   std::string s;
   for (const auto &p : protocol_presets()) {

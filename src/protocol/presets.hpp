@@ -124,4 +124,19 @@ bool apply_axes(ProtocolConfig &cfg, const std::string &spec, std::string &error
 // Every axis and its values, for messages and --help.
 const char *axes_help();
 
+// A protocol as a user names it ("preset+axis=value,...", see
+// split_protocol_name) with axes given beside it (--axes, RDSM_AXES),
+// resolved in one place for the launcher and the runtime: the preset, the
+// axes in force (the name's, then the given ones on top) and the
+// configuration they make.  On a bad part, which one it is, and `error`
+// saying why.
+enum class ProtocolChoiceFault { none, preset, name_axes, given_axes };
+struct ProtocolChoice {
+  std::string preset;
+  std::string axes;
+  ProtocolConfig config;
+};
+ProtocolChoiceFault choose_protocol(const std::string &name, const std::string &given_axes, ProtocolChoice &out,
+                                    std::string &error);
+
 }  // namespace rdsm

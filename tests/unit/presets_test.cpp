@@ -93,3 +93,26 @@ TEST(Presets, APrintedNameGivesBackItsPresetAndAxes) {
   EXPECT_EQ(e.fetch, FetchAxis::one_sided);
   EXPECT_EQ(e.lock, LockAxis::atomic);
 }
+
+TEST(Presets, AChoiceAppliesTheGivenAxesOnTopOfTheNamesAndNamesTheBadPart) {
+  ProtocolChoice c;
+  std::string error;
+  // The given axes are applied after the name's: dense write-ahead beside
+  // the rewrites=compare the name sets.
+  ASSERT_EQ(choose_protocol("genima+rewrites=compare", "writeahead=dense", c, error), ProtocolChoiceFault::none)
+      << error;
+  EXPECT_EQ(c.preset, "genima");
+  EXPECT_EQ(c.axes, "rewrites=compare,writeahead=dense");
+  EXPECT_EQ(c.config.rewrites, RewriteAxis::compare);
+  EXPECT_EQ(c.config.write_ahead, WriteAheadAxis::dense);
+  ASSERT_EQ(choose_protocol("async", "", c, error), ProtocolChoiceFault::none) << error;
+  EXPECT_EQ(c.axes, "");
+  EXPECT_EQ(choose_protocol("nope+home=migrate", "", c, error), ProtocolChoiceFault::preset);
+  EXPECT_EQ(c.preset, "nope");
+  EXPECT_EQ(choose_protocol("sc+home=migrate", "", c, error), ProtocolChoiceFault::name_axes);
+  EXPECT_NE(error.find("home"), std::string::npos);
+  EXPECT_EQ(choose_protocol("sc+fetch=one-sided", "prefetch=adaptive", c, error), ProtocolChoiceFault::given_axes);
+  EXPECT_NE(error.find("prefetch"), std::string::npos);
+  EXPECT_EQ(choose_protocol("genima+home=migrate", "home=sideways", c, error), ProtocolChoiceFault::given_axes);
+  EXPECT_NE(error.find("sideways"), std::string::npos);
+}
