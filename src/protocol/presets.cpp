@@ -75,7 +75,7 @@ ProtocolChoiceFault choose_protocol(const std::string &name, const std::string &
   out.config = *preset;
   if (!apply_axes(out.config, named, error)) return ProtocolChoiceFault::name_axes;
   if (!apply_axes(out.config, given_axes, error)) return ProtocolChoiceFault::given_axes;
-  out.axes = named + (named.empty() || given_axes.empty() ? "" : ",") + given_axes;
+  split_protocol_name(name, given_axes, out.preset, out.axes);  // the name's axes, then the given ones
   return ProtocolChoiceFault::none;
 }
 
