@@ -171,6 +171,11 @@ int main(int argc, char **argv) {
     for (long i = 0; i < pages; ++i) sink += theirs[(size_t)i * psz];
     (void)sink;
   }
+  /* Node 0 copies before the phase, not during it: under sc its reads
+   * write-protect node 1's pages, and each such change of a running
+   * process's mapping interrupts node 1's CPU (a TLB shootdown) while it
+   * is being timed. */
+  rdsm_barrier();
 
   /* read faults (fetches) */
   if (me == 1 && tmp) time_pages(&mine.phase[kRead], op_read, remote, pages, psz, tmp, &mine.bad_reads);
