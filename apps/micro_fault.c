@@ -129,8 +129,7 @@ static int single_writer(void) {
 }
 
 /* Whether a phase's counters show PAGES faults of the kind it is named for. */
-static int counters_as_expected(int phase, const rdsm_stats *s, uint64_t pages) {
-  const int sw = single_writer();
+static int counters_as_expected(int phase, const rdsm_stats *s, uint64_t pages, int sw) {
   switch (phase) {
     case kRead:
     case kReadAgain: return s->read_faults == pages && s->pages_fetched == pages && s->write_faults == 0;
@@ -265,22 +264,21 @@ int main(int argc, char **argv) {
     }
     const shared_result *r = res;
     pass = all_ok && r->bad_reads == 0 && r->bad_home == 0 && bad_home_copy == 0;
+    const int sw = single_writer();
     double us[kPhases];
     int as_expected[kPhases];
     for (int ph = 0; ph < kPhases; ++ph) {
       us[ph] = r->phase[ph].seconds * 1e6 / (double)pages;
-      as_expected[ph] = counters_as_expected(ph, &r->phase[ph].stats, (uint64_t)pages);
+      as_expected[ph] = counters_as_expected(ph, &r->phase[ph].stats, (uint64_t)pages, sw);
     }
-    if (pass && single_writer())
+    if (pass)
       printf("PASS micro_fault: %lld pages, protocol %s, node 1: read fault (fetch) %.3f us (%.3f us into memory "
-             "that held the page before), write fault on a read-only copy (upgrade, no twin) %.3f us (then "
-             "writable until another node asks: %.3f us a write), write fault on its own page %.3f us\n",
-             pages, rdsm_protocol_name(), us[kRead], us[kReadAgain], us[kTwin], us[kTwinWarm], us[kHome]);
-    else if (pass)
-      printf("PASS micro_fault: %lld pages, protocol %s, node 1: read fault (fetch) %.3f us (%.3f us into memory "
-             "that held the page before), write fault with twin %.3f us (%.3f us with warm twin memory), write "
-             "fault on home page %.3f us\n",
-             pages, rdsm_protocol_name(), us[kRead], us[kReadAgain], us[kTwin], us[kTwinWarm], us[kHome]);
+             "that held the page before), %s %.3f us (%s%.3f us%s), %s %.3f us\n",
+             pages, rdsm_protocol_name(), us[kRead], us[kReadAgain],
+             sw ? "write fault on a read-only copy (upgrade, no twin)" : "write fault with twin", us[kTwin],
+             sw ? "then writable until another node asks: " : "", us[kTwinWarm],
+             sw ? " a write" : " with warm twin memory",
+             sw ? "write fault on its own page" : "write fault on home page", us[kHome]);
     else
       printf("FAIL micro_fault: %lld pages, protocol %s: %llu bad reads at node 1, %llu bad bytes in node 1's own "
              "pages, %llu pages at node 0 without node 1's write%s\n",
