@@ -9,7 +9,8 @@ set(RDSM_SPLASH_APP_TESTS
   "ocean|splash_ocean|-n 130 -i 3"
   "fft|splash_fft|-m 14"
   "radix|splash_radix|-n 262144"
-  "radix_own|splash_radix|-n 262144 -o")
+  "radix_own|splash_radix|-n 262144 -o"
+  "water|splash_water|-m 512 -s 2")
 foreach(entry ${RDSM_SPLASH_APP_TESTS})
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 tag)
