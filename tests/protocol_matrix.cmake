@@ -473,6 +473,18 @@ add_test(NAME false_sharing.sc+minipages-adaptive.n2
 add_test(NAME false_sharing.sc+minipages-adaptive.poll.n4
          COMMAND $<TARGET_FILE:rdsm> run -n 4 --protocol sc --minipages adaptive --handler poll --timeout 300 --quiet
                  $<TARGET_FILE:false_sharing> --vars 16 --rounds 30 --iters 600 --work 20)
+# Minipages allocated one after another are neighbouring virtual pages
+# (one protection call for a group of them), and their data stays right
+# while an owner downgrades them as a group at barriers (fetch=one-sided)
+# and takes them back, under both memory backends.
+add_test(NAME minipage_groups.sc+minipages.n2 COMMAND ${minipage_run} -n 2 $<TARGET_FILE:mp_minipage_groups>)
+add_test(NAME minipage_groups.sc+fetch-one-sided+minipages.n3
+         COMMAND ${minipage_run} -n 3 --axes fetch=one-sided $<TARGET_FILE:mp_minipage_groups>)
+add_test(NAME minipage_groups.sc+fetch-one-sided+minipages.${RDSM_SECOND_MEMORY}.n2
+         COMMAND ${minipage_run} -n 2 --axes fetch=one-sided --memory ${RDSM_SECOND_MEMORY}
+                 $<TARGET_FILE:mp_minipage_groups>)
+list(APPEND sc_tests minipage_groups.sc+minipages.n2 minipage_groups.sc+fetch-one-sided+minipages.n3
+     minipage_groups.sc+fetch-one-sided+minipages.${RDSM_SECOND_MEMORY}.n2)
 list(APPEND sc_tests stress.sc+minipages.n2 stress.sc+minipages.n4 stress.sc+minipages.${RDSM_SECOND_MEMORY}.n4
      false_sharing.sc+minipages.n2 false_sharing.sc+minipages.n4 false_sharing.sc.n2 false_sharing.async.n2
      false_sharing.sc+minipages-adaptive.n2 false_sharing.sc+minipages-adaptive.poll.n4)

@@ -101,26 +101,42 @@ bool SharedAllocator::wants_minipage(size_t bytes, bool asked) const {
 }
 
 void *SharedAllocator::allocate_minipage(size_t bytes, const char *call) {
+  // Blocks go round a group of kMiniGroup area pages within one view, then
+  // round the same pages again in the next view: consecutive blocks are
+  // neighbouring virtual pages (view v of area pages a, a + 1, ...), so a
+  // protection change of minipages allocated together (an array of small
+  // records, each a minipage) is one backend call for the run, one TLB
+  // flush (memory/protection_batch.hpp).  Each block still has a virtual
+  // page of its own, and a data page holds at most one block per view.
   const ViewLayout &l = protocol_->region().views();
   const size_t need = round_up(bytes, kSmallAlign);
-  if (mini_page_ == SIZE_MAX || mini_view_ == l.views || mini_used_ + need > kPageBytes) {
-    uint64_t taken = f_.fetch_add(kMetaNode, meta_.id, kAreaBumpOffset, 1);
-    if (taken >= l.area_pages)
+  // Smaller groups where the area could not give every node one (a small
+  // area under mprotect, many nodes).
+  const size_t group = std::max<size_t>(1, std::min<size_t>(kMiniGroup, l.area_pages / (size_t)f_.nodes()));
+  if (mini_first_ == SIZE_MAX || mini_slot_ == group) {
+    mini_slot_ = 0;
+    ++mini_view_;
+  }
+  if (mini_first_ == SIZE_MAX || mini_view_ == l.views || mini_used_[mini_slot_] + need > kPageBytes) {
+    uint64_t taken = f_.fetch_add(kMetaNode, meta_.id, kAreaBumpOffset, group);
+    if (taken + group > l.area_pages)
       api_error(call,
                 "out of minipages: all %zu pages of the minipage area (up to %zu minipages, %zu per page) are "
                 "taken; give minipages only to the variables that need them (RDSM_MINIPAGES=explicit and "
                 "rdsm_malloc_minipage), more per page (RDSM_MINIPAGE_VIEWS), under uffd a larger --region-size "
                 "if it is below %zu MiB (the area is at most a quarter of the region), or RDSM_MINIPAGES=off",
                 l.area_pages, l.area_pages * l.views, l.views, kDefaultAreaPages * 4 * kPageBytes >> 20);
-    mini_page_ = l.area_first() + taken;
-    mini_used_ = 0;
+    mini_first_ = l.area_first() + taken;
+    mini_used_.assign(group, 0);
+    mini_slot_ = 0;
     mini_view_ = 0;
   }
-  const size_t page = l.vpage(mini_view_, mini_page_);
-  protocol_->place_minipage(page, mini_used_, need);
-  uint8_t *p = protocol_->region().app_page(page) + mini_used_;
-  mini_used_ += need;
-  ++mini_view_;
+  const size_t page = l.vpage(mini_view_, mini_first_ + mini_slot_);
+  size_t &used = mini_used_[mini_slot_];
+  protocol_->place_minipage(page, used, need);
+  uint8_t *p = protocol_->region().app_page(page) + used;
+  used += need;
+  ++mini_slot_;
   return p;
 }
 

@@ -8,11 +8,13 @@
 // Memory is not reused: the region is sized for the job (--region-size).
 //
 // With minipages (RDSM_MINIPAGES, sc only), a block smaller than a page
-// that gets a minipage is carved from a per-node page of the minipage area
-// instead, and handed out through the view of its slot: the k-th block of
-// such a page is seen through view k (memory/minipage_views.hpp), so at
-// most as many blocks as there are views share a data page.  Pages of the
-// area come from a second bump pointer beside the first.
+// that gets a minipage is carved from a per-node group of 16 pages of the
+// minipage area instead: the blocks go round the group's pages through
+// view 0, then round them again through view 1, and so on
+// (memory/minipage_views.hpp), so consecutive blocks are neighbouring
+// virtual pages and at most as many blocks as there are views share a data
+// page.  Pages of the area come from a second bump pointer beside the
+// first, a group at a time.
 #pragma once
 #include <mutex>
 #include <cstddef>
@@ -91,7 +93,11 @@ class SharedAllocator {
   MinipageMode minipages_ = MinipageMode::off;
   // The area page this node carves minipages from (SIZE_MAX: none yet),
   // its next free byte and its next view.
-  size_t mini_page_ = SIZE_MAX, mini_used_ = 0, mini_view_ = 0;
+  // The minipage group being filled (allocate_minipage): its first area
+  // page, the bytes used in each of its pages, the view and the slot next.
+  static constexpr size_t kMiniGroup = 16;
+  size_t mini_first_ = SIZE_MAX, mini_view_ = 0, mini_slot_ = 0;
+  std::vector<size_t> mini_used_;
   std::mutex mu_;  // allocate() from several compute threads of the node (--threads)
 };
 
