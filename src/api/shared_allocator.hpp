@@ -91,10 +91,9 @@ class SharedAllocator {
   size_t chunk_left_ = 0;
   uint64_t populated_ = 0;  // this node's copies below here have memory
   MinipageMode minipages_ = MinipageMode::off;
-  // The area page this node carves minipages from (SIZE_MAX: none yet),
-  // its next free byte and its next view.
-  // The minipage group being filled (allocate_minipage): its first area
-  // page, the bytes used in each of its pages, the view and the slot next.
+  // The minipage group this node carves minipages from (allocate_minipage):
+  // its first area page (SIZE_MAX: none yet), the bytes used in each of its
+  // pages, and the view and the slot of the next block.
   static constexpr size_t kMiniGroup = 16;
   size_t mini_first_ = SIZE_MAX, mini_view_ = 0, mini_slot_ = 0;
   std::vector<size_t> mini_used_;
