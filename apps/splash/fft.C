@@ -229,19 +229,16 @@ int main(int argc, char **argv) {
   long i, r, cc;
   unsigned long end_time, seq_start, seq_end;
 
+  const char *const options = "p:m:b:th";
   opterr = 0;
-  while ((c = getopt(argc, argv, "p:m:b:th")) != -1) {
+  while ((c = getopt(argc, argv, options)) != -1) {
     switch (c) {
       case 'p': P = parse_long("-p", optarg, 1, MAX_PROCS); break;
       case 'm': log_points = parse_long("-m", optarg, 4, 26); break;
       case 'b': tile = parse_long("-b", optarg, 1, 4096); break;
       case 't': break;
       case 'h': printf("%s", usage_text); exit(0);
-      default: {
-        char opt[3] = {'-', (char)optopt, 0};
-        if (optopt == 'p' || optopt == 'm' || optopt == 'b') usage_error("option %s needs a value", opt);
-        usage_error("unknown option %s", opt);
-      }
+      default: bad_option(options);
     }
   }
   if (optind < argc) usage_error("unexpected argument '%s'", argv[optind]);

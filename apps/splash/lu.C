@@ -236,8 +236,9 @@ int main(int argc, char **argv) {
   long i, I, J, nb, bb;
   unsigned long end_time, seq_start, seq_end;
 
+  const char *const options = "p:n:b:cgth";
   opterr = 0;
-  while ((c = getopt(argc, argv, "p:n:b:cgth")) != -1) {
+  while ((c = getopt(argc, argv, options)) != -1) {
     switch (c) {
       case 'p': P = parse_long("-p", optarg, 1, MAX_PROCS); break;
       case 'n': n = parse_long("-n", optarg, 1, 32768); break;
@@ -246,11 +247,7 @@ int main(int argc, char **argv) {
       case 'g': contiguous = 0; break;
       case 't': break;
       case 'h': printf("%s", usage_text); exit(0);
-      default: {
-        char opt[3] = {'-', (char)optopt, 0};
-        if (optopt == 'p' || optopt == 'n' || optopt == 'b') usage_error("option %s needs a value", opt);
-        usage_error("unknown option %s", opt);
-      }
+      default: bad_option(options);
     }
   }
   if (optind < argc) usage_error("unexpected argument '%s'", argv[optind]);

@@ -485,8 +485,9 @@ int main(int argc, char **argv) {
   unsigned long end_time, seq_start, seq_end;
   struct ocean ref;
 
+  const char *const options = "p:n:i:e:th";
   opterr = 0;
-  while ((c = getopt(argc, argv, "p:n:i:e:th")) != -1) {
+  while ((c = getopt(argc, argv, options)) != -1) {
     switch (c) {
       case 'p': P = parse_long("-p", optarg, 1, MAX_PROCS); break;
       case 'n': n = parse_long("-n", optarg, 10, 16386); break;
@@ -494,12 +495,7 @@ int main(int argc, char **argv) {
       case 'e': tolerance = parse_double("-e", optarg, 0.0, 1.0); break;
       case 't': break;
       case 'h': printf("%s", usage_text); exit(0);
-      default: {
-        char opt[3] = {'-', (char)optopt, 0};
-        if (optopt == 'p' || optopt == 'n' || optopt == 'i' || optopt == 'e')
-          usage_error("option %s needs a value", opt);
-        usage_error("unknown option %s", opt);
-      }
+      default: bad_option(options);
     }
   }
   if (optind < argc) usage_error("unexpected argument '%s'", argv[optind]);

@@ -187,8 +187,9 @@ int main(int argc, char **argv) {
   long i, bits;
   unsigned long end_time, seq_start, seq_end;
 
+  const char *const options = "p:n:r:m:s:oth";
   opterr = 0;
-  while ((c = getopt(argc, argv, "p:n:r:m:s:oth")) != -1) {
+  while ((c = getopt(argc, argv, options)) != -1) {
     switch (c) {
       case 'p': P = parse_long("-p", optarg, 1, MAX_PROCS); break;
       case 'n': nkeys = parse_long("-n", optarg, 1, 1L << 28); break;
@@ -198,11 +199,7 @@ int main(int argc, char **argv) {
       case 'o': own_keys = 1; break;
       case 't': break;
       case 'h': printf("%s", usage_text); exit(0);
-      default: {
-        char opt[3] = {'-', (char)optopt, 0};
-        if (optopt && strchr("pnrms", optopt)) usage_error("option %s needs a value", opt);
-        usage_error("unknown option %s", opt);
-      }
+      default: bad_option(options);
     }
   }
   if (optind < argc) usage_error("unexpected argument '%s'", argv[optind]);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, SPLASH_PROGRAM ": ");
@@ -28,6 +29,15 @@ static long parse_long(const char *opt, const char *arg, long lo, long hi) {
     usage_error(what, arg);
   }
   return v;
+}
+
+/* After getopt (with opterr = 0) met an option not in `options`, or one
+ * of them without its value: ends the program saying which. */
+static void bad_option(const char *options) {
+  char opt[3] = {'-', (char)optopt, 0};
+  const char *at = optopt && optopt != ':' ? strchr(options, optopt) : NULL;
+  if (at && at[1] == ':') usage_error("option %s needs a value", opt);
+  usage_error("unknown option %s", opt);
 }
 
 #endif

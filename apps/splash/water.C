@@ -156,6 +156,20 @@ static double pair_forces(const molecule *m, long lo, long hi, double *acc, char
   return pot;
 }
 
+/* Every molecule's force, by one process alone (the set-up and the
+ * sequential run); returns the potential energy.  acc and touched: scratch
+ * as pair_forces takes them. */
+static double all_forces(molecule *m, double *acc, char *touched) {
+  long i, d;
+  double pot;
+  memset(acc, 0, sizeof(double) * 3 * (size_t)nmol);
+  memset(touched, 0, (size_t)nmol);
+  pot = pair_forces(m, 0, nmol, acc, touched);
+  for (i = 0; i < nmol; i++)
+    for (d = 0; d < 3; d++) m[i].f[d] = acc[3 * i + d];
+  return pot;
+}
+
 static double kick(molecule *m, long lo, long hi) {
   long i, d;
   double kin = 0.0;
@@ -227,20 +241,19 @@ int main(int argc, char **argv) {
   long i, d, step;
   unsigned long seq_start, seq_end;
   double tol = 1e-9;
+  double *acc;
+  char *touched;
 
+  const char *const options = "p:m:s:th";
   opterr = 0;
-  while ((c = getopt(argc, argv, "p:m:s:th")) != -1) {
+  while ((c = getopt(argc, argv, options)) != -1) {
     switch (c) {
       case 'p': P = parse_long("-p", optarg, 1, MAX_PROCS); break;
       case 'm': nmol = parse_long("-m", optarg, 8, 262144); break;
       case 's': steps = parse_long("-s", optarg, 1, 1000); break;
       case 't': break;
       case 'h': printf("%s", usage_text); exit(0);
-      default: {
-        char opt[3] = {'-', (char)optopt, 0};
-        if (optopt == 'p' || optopt == 'm' || optopt == 's') usage_error("option %s needs a value", opt);
-        usage_error("unknown option %s", opt);
-      }
+      default: bad_option(options);
     }
   }
   if (optind < argc) usage_error("unexpected argument '%s'", argv[optind]);
@@ -264,20 +277,14 @@ int main(int argc, char **argv) {
   for (step = 0; step < steps; step++) Global->potential[step] = Global->kinetic[step] = 0.0;
   mol = (molecule *)G_MALLOC((size_t)nmol * sizeof(molecule));
   initialise(mol);
-  {
-    /* The forces of the initial positions, which the first kick uses. */
-    double *acc = (double *)calloc(3 * (size_t)nmol, sizeof(double));
-    char *touched = (char *)calloc((size_t)nmol, 1);
-    if (!acc || !touched) {
-      printf("FAIL splash_water: out of memory\n");
-      exit(1);
-    }
-    pair_forces(mol, 0, nmol, acc, touched);
-    for (i = 0; i < nmol; i++)
-      for (d = 0; d < 3; d++) mol[i].f[d] = acc[3 * i + d];
-    free(acc);
-    free(touched);
+  /* Private scratch of the master's own force computations. */
+  acc = (double *)malloc(sizeof(double) * 3 * (size_t)nmol);
+  touched = (char *)malloc((size_t)nmol);
+  if (!acc || !touched) {
+    printf("FAIL splash_water: out of memory\n");
+    exit(1);
   }
+  all_forces(mol, acc, touched); /* the forces of the initial positions, which the first kick uses */
 
   CLOCK(start_time)
   for (i = 1; i < P; i++) CREATE(SlaveStart)
@@ -287,27 +294,18 @@ int main(int argc, char **argv) {
 
   {
     molecule *ref = (molecule *)malloc((size_t)nmol * sizeof(molecule));
-    double *acc = (double *)malloc(sizeof(double) * 3 * (size_t)nmol);
-    char *touched = (char *)malloc((size_t)nmol);
-    double pot[1000], kin[1000], worst = 0.0, drift;
+    double pot[1000], kin[1000], drift;
     const char *what = NULL;
-    if (!ref || !acc || !touched) {
+    if (!ref) {
       printf("FAIL splash_water: out of memory for the sequential reference\n");
       exit(1);
     }
     initialise(ref);
-    memset(acc, 0, sizeof(double) * 3 * (size_t)nmol);
-    pair_forces(ref, 0, nmol, acc, touched);
-    for (i = 0; i < nmol; i++)
-      for (d = 0; d < 3; d++) ref[i].f[d] = acc[3 * i + d];
+    all_forces(ref, acc, touched);
     CLOCK(seq_start)
     for (step = 0; step < steps; step++) {
       kick_drift(ref, 0, nmol);
-      memset(acc, 0, sizeof(double) * 3 * (size_t)nmol);
-      memset(touched, 0, (size_t)nmol);
-      pot[step] = pair_forces(ref, 0, nmol, acc, touched);
-      for (i = 0; i < nmol; i++)
-        for (d = 0; d < 3; d++) ref[i].f[d] += acc[3 * i + d];
+      pot[step] = all_forces(ref, acc, touched);
       kin[step] = kick(ref, 0, nmol);
     }
     CLOCK(seq_end)
@@ -317,7 +315,6 @@ int main(int argc, char **argv) {
         /* Positions near a wall of the box may wrap on one side and not the other. */
         double dx = fabs(minimum_image(mol[i].x[d] - ref[i].x[d])) / box;
         double dv = relative(mol[i].v[d], ref[i].v[d]);
-        if (dx > worst) worst = dx;
         if (!(dx <= tol) || !(dv <= tol * 1e3 || fabs(mol[i].v[d] - ref[i].v[d]) <= tol)) {
           what = "a molecule differs from the sequential reference";
           break;
