@@ -63,6 +63,13 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
   endif()
 endforeach()
 
+# `rdsm run` without -n: a fork-join program starts as one process anyway
+# (an SPMD program is told -n is missing: mp.bad_inputs.nodes_missing).
+add_test(NAME splash_app.fft.launcher_without_n.p2
+         COMMAND $<TARGET_FILE:rdsm> run --quiet $<TARGET_FILE:splash_fft> -p2 -m10)
+set_tests_properties(splash_app.fft.launcher_without_n.p2 PROPERTIES LABELS "mp;splash" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "(^|\n)PASS splash_fft" FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
+
 # OCEAN on a grid finer than 1024 interior rows, where the time step must
 # shrink faster than the grid for the scheme to stay stable: plain threads,
 # as the numerics are the same under every preset (and, as the apps' own

@@ -45,7 +45,13 @@ Runtime &runtime_for(const char *call) {
 void runtime_start(int *, char ***) {
   if (g_runtime) api_error("rdsm_init", "called twice; call it once per process");
   if (g_finalized) api_error("rdsm_init", "called after rdsm_finalize; a process joins a job once");
-  runtime_build(options_from_environment());
+  const Options opt = options_from_environment();
+  // `rdsm run` without -n starts one process, as a fork-join program wants
+  // (its master forks the rest); an SPMD program says what was left out.
+  if (opt.nodes_implied)
+    fatal("missing -n N, the number of nodes (1..1024): `rdsm run` without -n starts one process, which suits only "
+          "a fork-join (SPLASH) program; give it before the program, e.g. `rdsm run -n 4 program`");
+  runtime_build(opt);
 }
 
 void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool keep_stats) {

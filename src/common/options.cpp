@@ -96,6 +96,7 @@ Options options_from_environment() {
     const char *f = env("RDSM_NODE_FDS");
     if (!f) fatal("RDSM_NODES is set but RDSM_NODE_FDS is not; start programs with `rdsm run -n N prog`");
     o.node_fds = f;
+    o.nodes_implied = env("RDSM_NODES_IMPLIED") != nullptr;
   }
   if (const char *v = env("RDSM_PROTOCOL")) {
     o.protocol = v;

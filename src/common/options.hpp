@@ -58,6 +58,7 @@ struct Options {
   int rank = 0;
   int nodes = 1;
   bool launched = false;           // started by `rdsm run` (RDSM_NODES set)
+  bool nodes_implied = false;      // RDSM_NODES_IMPLIED: `rdsm run` without -n (fine for a fork-join program only)
   std::string node_fds;            // RDSM_NODE_FDS: memfd of every node, comma separated
   std::string protocol = "rdsm";   // RDSM_PROTOCOL
   bool protocol_named = false;     // RDSM_PROTOCOL was set: its axes are not adapted to the fabric

@@ -41,7 +41,8 @@ struct FlagSpec {
 };
 
 const FlagSpec kFlags[] = {
-    {Flag::nodes, "nodes", 'n', "N", "number of nodes (processes), 1..1024; required"},
+    {Flag::nodes, "nodes", 'n', "N",
+     "number of nodes (processes), 1..1024; required, but for a fork-join (SPLASH) program (one process)"},
     {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm); also as runs name it: sc+fetch=one-sided"},
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt, poll, signal or spin"},
@@ -277,14 +278,12 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
   }
 
   // ---- validation, in the order the user reads the command ----
-  if (!nodes_text)
-    throw UsageError("missing -n N, the number of nodes (1.." + std::to_string(kMaxNodes) +
-                     "); give it before the program, e.g. `rdsm run -n 4 program`");
-  long n = 0;
-  if (!parse_long(*nodes_text, 1, kMaxNodes, &n))
+  long n = 1;
+  if (nodes_text && !parse_long(*nodes_text, 1, kMaxNodes, &n))
     throw UsageError("-n " + quoted(*nodes_text) + " is not a number of nodes; use a whole number from 1 to " +
                      std::to_string(kMaxNodes));
   cfg.nodes = (int)n;
+  cfg.nodes_implied = !nodes_text;
 
   std::string source, axes_source;
   const std::optional<std::string> named = protocol.value(&source, "protocol");
@@ -346,6 +345,9 @@ RunConfig parse_run(int argc, char **argv, int first, bool *wants_help) {
     cfg.fabric = defaults.fabric;
   }
   check_emu(cfg, fabric, emu, emu_preset, emu_base);
+  if (cfg.nodes_implied && cfg.fabric == "mpi")
+    throw UsageError("missing -n N, the number of ranks (1.." + std::to_string(kMaxNodes) +
+                     "); with --fabric mpi give it before the program, e.g. `rdsm run --fabric mpi -n 4 program`");
   check_hosts(cfg);
   if (cfg.fabric == "mpi" && cfg.handler == "signal")
     throw UsageError("--handler signal is not available with --fabric mpi: a message from another host cannot signal "

@@ -13,6 +13,9 @@ namespace rdsm::launcher {
 // Everything `rdsm run` needs to start a job.
 struct RunConfig {
   int nodes = 0;
+  // -n left out: one process, which only a fork-join (SPLASH) program may be
+  // (its master forks the rest); an SPMD program's rdsm_init says -n is missing.
+  bool nodes_implied = false;
   std::string protocol;
   bool protocol_named = false;  // by --protocol or RDSM_PROTOCOL: else the nodes may adapt the default's axes
   std::string axes;  // per-axis overrides of the preset, empty for none

@@ -34,6 +34,7 @@ void write_stderr(const std::string &s) {
 std::vector<std::string> node_environment(const RunConfig &cfg, int rank, const std::string &node_fds) {
   const std::pair<const char *, std::string> job_vars[] = {
       {"RDSM_NODES", std::to_string(cfg.nodes)},
+      {"RDSM_NODES_IMPLIED", cfg.nodes_implied ? "1" : ""},
       {"RDSM_RANK", std::to_string(rank)},
       {"RDSM_NODE_FDS", node_fds},
       {"RDSM_PROTOCOL", cfg.protocol},

@@ -42,7 +42,10 @@ RDSM_PROTOCOL=no-such-protocol usage_error "unknown protocol 'no-such-protocol' 
 usage_error "-n '0' is not a number of nodes" run -n 0 "${PROBE[@]}"
 usage_error "-n '1025' is not a number of nodes" run -n 1025 "${PROBE[@]}"
 usage_error "-n 'four' is not a number of nodes" run -n four "${PROBE[@]}"
-usage_error "missing -n N" run "${PROBE[@]}"
+# Without -n one process starts (a fork-join program's master; an SPMD
+# program's rdsm_init says -n is missing: mp.bad_inputs.nodes_missing), but
+# mpirun needs the number of ranks before anything starts.
+usage_error "missing -n N, the number of ranks" run --fabric mpi "${PROBE[@]}"
 usage_error "-n needs a value" run -n
 usage_error "unknown handler mode 'sometimes'.*interrupt, poll, signal or spin" run -n 2 --handler sometimes "${PROBE[@]}"
 usage_error "unknown placement 'random'" run -n 2 --placement random "${PROBE[@]}"
