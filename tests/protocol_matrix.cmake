@@ -388,57 +388,53 @@ add_test(NAME litmus.sc.interrupt.n4 COMMAND ${run} -n 4 $<TARGET_FILE:mp_litmus
 add_test(NAME litmus.async.interrupt.n2
          COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol async --timeout 300 --quiet $<TARGET_FILE:mp_litmus>
                  ${litmus_rounds})
-# Data by one-sided reads and writes (fetch=one-sided): reads of read-only
-# owners' copies race with the manager's next request for the page.
-set(one_sided_run ${run} --axes fetch=one-sided)
+# The default moves data by one-sided reads and writes (fetch=one-sided,
+# above): reads of read-only owners' copies race with the manager's next
+# request for the page.  The papers' base protocol moves everything in
+# messages (fetch=message): the correctness programs under it too.
+set(message_run ${run} --axes fetch=message)
 foreach(nodes 2 4)
-  add_test(NAME stress.sc+fetch-one-sided.n${nodes}
-           COMMAND ${one_sided_run} -n ${nodes} $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
-  add_test(NAME litmus.sc+fetch-one-sided.n${nodes}
-           COMMAND ${one_sided_run} -n ${nodes} $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
-  list(APPEND sc_tests stress.sc+fetch-one-sided.n${nodes} litmus.sc+fetch-one-sided.n${nodes})
+  add_test(NAME stress.sc+fetch-message.n${nodes}
+           COMMAND ${message_run} -n ${nodes} $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+  add_test(NAME litmus.sc+fetch-message.n${nodes}
+           COMMAND ${message_run} -n ${nodes} $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
+  list(APPEND sc_tests stress.sc+fetch-message.n${nodes} litmus.sc+fetch-message.n${nodes})
 endforeach()
-add_test(NAME stress.sc+fetch-one-sided+minipages.n4
-         COMMAND ${one_sided_run} -n 4 --minipages on $<TARGET_FILE:stress> --small-counters --seeds ${sc_variant_seeds})
-list(APPEND sc_tests stress.sc+fetch-one-sided+minipages.n4)
+add_test(NAME stress.sc+fetch-message+minipages.n4
+         COMMAND ${message_run} -n 4 --minipages on $<TARGET_FILE:stress> --small-counters --seeds ${sc_variant_seeds})
+add_test(NAME stress.sc+fetch-message.poll.n4
+         COMMAND ${message_run} -n 4 --handler poll $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
+list(APPEND sc_tests stress.sc+fetch-message+minipages.n4 stress.sc+fetch-message.poll.n4)
 # A read miss from a read-only owner is served in the fault's signal
-# handler (sc_fast_read.cpp): under the other memory backend, beside a
-# second compute thread of the node, and where messages are served by
-# polling threads or in the message signal's handler.
-add_test(NAME stress.sc+fetch-one-sided.${RDSM_SECOND_MEMORY}.n4
-         COMMAND ${one_sided_run} -n 4 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
-add_test(NAME stress.sc+fetch-one-sided.n2t2
-         COMMAND ${one_sided_run} -n 2 --threads 2 $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
-add_test(NAME stress.sc+fetch-one-sided.poll.n4
-         COMMAND ${one_sided_run} -n 4 --handler poll $<TARGET_FILE:stress> --seeds ${sc_variant_seeds})
-add_test(NAME litmus.sc+fetch-one-sided.signal.n4
-         COMMAND ${one_sided_run} -n 4 --handler signal $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
-list(APPEND sc_tests stress.sc+fetch-one-sided.${RDSM_SECOND_MEMORY}.n4 stress.sc+fetch-one-sided.n2t2
-     stress.sc+fetch-one-sided.poll.n4 litmus.sc+fetch-one-sided.signal.n4)
+# handler (sc_fast_read.cpp): under both handler modes, the other memory
+# backend and beside a second compute thread of the node (the tests of the
+# default above), and where messages are served in the message signal's
+# handler.
+add_test(NAME litmus.sc.signal.n4
+         COMMAND ${run} -n 4 --handler signal $<TARGET_FILE:mp_litmus> ${litmus_rounds} ${lock_rounds})
+list(APPEND sc_tests litmus.sc.signal.n4)
 # A read miss on a page its owner holds writable is served by the faulting
 # thread too, which write-protects the owner's copy through the owner's
 # userfaultfd (sc_peer_downgrade.cpp): on uffd memory such misses send no
 # message.  And in a fork-join program, whose master's memory outlives the
-# workers that held its userfaultfd.
-add_test(NAME fault_hops.sc+fetch-one-sided.uffd.n2
-         COMMAND ${one_sided_run} -n 2 --memory uffd $<TARGET_FILE:micro_fault_hops> --pages 64)
-set_tests_properties(fault_hops.sc+fetch-one-sided.uffd.n2 PROPERTIES LABELS mp TIMEOUT 400
+# workers that held its userfaultfd; and in the papers' base protocol.
+add_test(NAME fault_hops.sc.uffd.n2 COMMAND ${run} -n 2 --memory uffd $<TARGET_FILE:micro_fault_hops> --pages 64)
+set_tests_properties(fault_hops.sc.uffd.n2 PROPERTIES LABELS mp TIMEOUT 400
                      PASS_REGULAR_EXPRESSION "read_miss [^\n]* messages 0 " FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
-add_test(NAME splash_lu.sc+fetch-one-sided.p2
-         COMMAND ${one_sided_run} -n 1 $<TARGET_FILE:splash_lu> -p2 -n256)
-add_test(NAME splash_ocean.sc+fetch-one-sided.p4
-         COMMAND ${one_sided_run} -n 1 $<TARGET_FILE:splash_ocean> -p4 -n66)
-list(APPEND sc_tests splash_lu.sc+fetch-one-sided.p2 splash_ocean.sc+fetch-one-sided.p4)
+add_test(NAME splash_lu.sc.p2 COMMAND ${run} -n 1 $<TARGET_FILE:splash_lu> -p2 -n256)
+add_test(NAME splash_ocean.sc.p4 COMMAND ${run} -n 1 $<TARGET_FILE:splash_ocean> -p4 -n66)
+add_test(NAME splash_ocean.sc+fetch-message.p4 COMMAND ${message_run} -n 1 $<TARGET_FILE:splash_ocean> -p4 -n66)
+list(APPEND sc_tests splash_lu.sc.p2 splash_ocean.sc.p4 splash_ocean.sc+fetch-message.p4)
 # Pages two nodes write and read without synchronisation, changing hands at
 # nearly every access, each node checking its own writes survive: a write
 # that slips past a peer's write protection while the owner lowers its
 # access is lost (sc_peer_downgrade.cpp).  Lifting the peer's bound before
 # the new protection made it fail in about a third of 3-second runs (and
 # the stress in about a fifth); under fetch by messages too.
-add_test(NAME owner_churn.sc+fetch-one-sided.n2 COMMAND ${one_sided_run} -n 2 $<TARGET_FILE:mp_owner_churn> 3 2)
-add_test(NAME owner_churn.sc+fetch-one-sided.n4 COMMAND ${one_sided_run} -n 4 $<TARGET_FILE:mp_owner_churn> 1.5 2)
-add_test(NAME owner_churn.sc.n2 COMMAND ${run} -n 2 $<TARGET_FILE:mp_owner_churn> 1.5 2)
-list(APPEND sc_tests owner_churn.sc+fetch-one-sided.n2 owner_churn.sc+fetch-one-sided.n4 owner_churn.sc.n2)
+add_test(NAME owner_churn.sc.n2 COMMAND ${run} -n 2 $<TARGET_FILE:mp_owner_churn> 3 2)
+add_test(NAME owner_churn.sc.n4 COMMAND ${run} -n 4 $<TARGET_FILE:mp_owner_churn> 1.5 2)
+add_test(NAME owner_churn.sc+fetch-message.n2 COMMAND ${message_run} -n 2 $<TARGET_FILE:mp_owner_churn> 1.5 2)
+list(APPEND sc_tests owner_churn.sc.n2 owner_churn.sc.n4 owner_churn.sc+fetch-message.n2)
 list(APPEND sc_tests stress.sc.${RDSM_SECOND_MEMORY}.n4 sor.sc.${RDSM_SECOND_MEMORY}.n2
      litmus.sc.${RDSM_SECOND_MEMORY}.n2 stress.sc+lock-atomic.barrier-atomic.n4 stress.sc.interrupt.n2t2
      litmus.sc.interrupt.n4 litmus.async.interrupt.n2)
@@ -475,16 +471,15 @@ add_test(NAME false_sharing.sc+minipages-adaptive.poll.n4
                  $<TARGET_FILE:false_sharing> --vars 16 --rounds 30 --iters 600 --work 20)
 # Minipages allocated one after another are neighbouring virtual pages
 # (one protection call for a group of them), and their data stays right
-# while an owner downgrades them as a group at barriers (fetch=one-sided)
-# and takes them back, under both memory backends.
-add_test(NAME minipage_groups.sc+minipages.n2 COMMAND ${minipage_run} -n 2 $<TARGET_FILE:mp_minipage_groups>)
-add_test(NAME minipage_groups.sc+fetch-one-sided+minipages.n3
-         COMMAND ${minipage_run} -n 3 --axes fetch=one-sided $<TARGET_FILE:mp_minipage_groups>)
-add_test(NAME minipage_groups.sc+fetch-one-sided+minipages.${RDSM_SECOND_MEMORY}.n2
-         COMMAND ${minipage_run} -n 2 --axes fetch=one-sided --memory ${RDSM_SECOND_MEMORY}
-                 $<TARGET_FILE:mp_minipage_groups>)
-list(APPEND sc_tests minipage_groups.sc+minipages.n2 minipage_groups.sc+fetch-one-sided+minipages.n3
-     minipage_groups.sc+fetch-one-sided+minipages.${RDSM_SECOND_MEMORY}.n2)
+# while an owner downgrades them as a group at barriers (the default,
+# fetch=one-sided) and takes them back, under both memory backends.
+add_test(NAME minipage_groups.sc+fetch-message+minipages.n2
+         COMMAND ${minipage_run} -n 2 --axes fetch=message $<TARGET_FILE:mp_minipage_groups>)
+add_test(NAME minipage_groups.sc+minipages.n3 COMMAND ${minipage_run} -n 3 $<TARGET_FILE:mp_minipage_groups>)
+add_test(NAME minipage_groups.sc+minipages.${RDSM_SECOND_MEMORY}.n2
+         COMMAND ${minipage_run} -n 2 --memory ${RDSM_SECOND_MEMORY} $<TARGET_FILE:mp_minipage_groups>)
+list(APPEND sc_tests minipage_groups.sc+fetch-message+minipages.n2 minipage_groups.sc+minipages.n3
+     minipage_groups.sc+minipages.${RDSM_SECOND_MEMORY}.n2)
 list(APPEND sc_tests stress.sc+minipages.n2 stress.sc+minipages.n4 stress.sc+minipages.${RDSM_SECOND_MEMORY}.n4
      false_sharing.sc+minipages.n2 false_sharing.sc+minipages.n4 false_sharing.sc.n2 false_sharing.async.n2
      false_sharing.sc+minipages-adaptive.n2 false_sharing.sc+minipages-adaptive.poll.n4)

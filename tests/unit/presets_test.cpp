@@ -27,10 +27,11 @@ TEST(Presets, ScTakesTheLockAndBarrierAxes) {
 
 TEST(Presets, ScTakesTheFetchAxis) {
   ProtocolConfig c = *find_protocol("sc");
-  EXPECT_EQ(c.fetch, FetchAxis::message);  // data in messages unless asked
+  EXPECT_EQ(c.fetch, FetchAxis::one_sided);  // RDMA-R unless asked
   std::string error;
-  ASSERT_TRUE(apply_axes(c, "fetch=one-sided", error)) << error;
-  EXPECT_EQ(c.fetch, FetchAxis::one_sided);
+  ASSERT_TRUE(apply_axes(c, "fetch=message", error)) << error;
+  EXPECT_EQ(c.fetch, FetchAxis::message);
+  EXPECT_EQ(c.name, "sc+fetch=message");
   EXPECT_EQ(c.consistency, ConsistencyModel::sequential);
 }
 
