@@ -25,7 +25,7 @@ def launcher_help(rdsm):
 
 
 def preset_of(protocol):
-    """The preset a protocol name starts with: "sc" of "sc+fetch=one-sided" (a preset with axes on top, as a
+    """The preset a protocol name starts with: "sc" of "sc+fetch=message" (a preset with axes on top, as a
     run names it; rdsm run --protocol takes either)."""
     return protocol.split("+", 1)[0]
 

@@ -49,8 +49,8 @@ void runtime_start(int *, char ***) {
   // `rdsm run` without -n starts one process, as a fork-join program wants
   // (its master forks the rest); an SPMD program says what was left out.
   if (opt.nodes_implied)
-    fatal("missing -n N, the number of nodes (1..1024): `rdsm run` without -n starts one process, which suits only "
-          "a fork-join (SPLASH) program; give it before the program, e.g. `rdsm run -n 4 program`");
+    fatal("missing -n N, the number of nodes (1..%d): `rdsm run` without -n starts one process, which suits only "
+          "a fork-join (SPLASH) program; give it before the program, e.g. `rdsm run -n 4 program`", kMaxNodes);
   runtime_build(opt);
 }
 
@@ -61,7 +61,7 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   if (opt.nodes > 1) settle_background_teardown();
   auto rt = std::make_unique<Runtime>();
   rt->opt = opt;
-  // RDSM_PROTOCOL may name axes too ("sc+fetch=one-sided"), which go
+  // RDSM_PROTOCOL may name axes too ("sc+fetch=message"), which go
   // before RDSM_AXES.
   ProtocolChoice choice;
   std::string axis_error;

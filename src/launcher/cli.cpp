@@ -18,7 +18,6 @@
 namespace rdsm::launcher {
 namespace {
 
-constexpr int kMaxNodes = 1024;
 constexpr long kMaxLocks = 1L << 24;
 // The fabrics the runtime provides (mpi: in a build configured with
 // -DRDSM_MPI=ON, checked when the job starts, mpi_launch.cpp).
@@ -43,7 +42,7 @@ struct FlagSpec {
 const FlagSpec kFlags[] = {
     {Flag::nodes, "nodes", 'n', "N",
      "number of nodes (processes), 1..1024; required, but for a fork-join (SPLASH) program (one process)"},
-    {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm); also as runs name it: sc+fetch=one-sided"},
+    {Flag::protocol, "protocol", 0, "P", "coherence protocol (default rdsm); also as runs name it: sc+fetch=message"},
     {Flag::axes, "axes", 0, "A=V,...", "override protocol axes of the preset, e.g. lock=atomic,barrier=atomic"},
     {Flag::handler, "handler", 0, "MODE", "how requests are served: interrupt, poll, signal or spin"},
     {Flag::memory, "memory", 0, "B", "memory backend: uffd (default where the kernel allows it) or mprotect"},

@@ -102,7 +102,7 @@ const std::vector<ProtocolConfig> &protocol_presets();
 const ProtocolConfig *find_protocol(const std::string &name);
 // "async, ardmar, ..." for error messages and --help.
 std::string protocol_names();
-// A protocol as rdsm names it in its output ("sc+fetch=one-sided": a preset,
+// A protocol as rdsm names it in its output ("sc+fetch=message": a preset,
 // then the axes chosen on top of it) taken apart, so that the name a run
 // printed can be given back to --protocol or RDSM_PROTOCOL: `preset` gets
 // the part before the first '+', and `axes` the name's axes followed by
