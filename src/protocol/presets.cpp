@@ -8,9 +8,10 @@ namespace {
 // writes, read misses on read-only owners' pages without disturbing anyone
 // (the papers' RDMA-R; fetch=message moves everything in messages, the
 // papers' base protocol, sc.hpp).  One-sided is the default because it was
-// as fast or faster for every app measured at paper sizes (2 nodes: ocean
-// in 0.35 of the time, water 0.79, splash_ocean 0.74, barnes 1.00), and
-// faster for 16 of 17 at the test sizes.
+// faster for 16 of the 17 apps at paper sizes and at test sizes (2 nodes:
+// ocean in 0.34 of the time, fft 0.55, barnes 0.66); radix, whose two
+// nodes take the same pages from each other, varies several-fold from run
+// to run either way (docs/protocols.md).
 // The other axes are left at values that say what sc does where it is
 // closest to them (requests go to a manager's handler; nothing is claimed
 // by CAS).
