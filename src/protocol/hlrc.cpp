@@ -197,6 +197,10 @@ void Hlrc::start() {
   }
   install_fault_dispatch(*region_, [this](size_t page, bool write) { on_fault(page, write); },
                          {&Hlrc::fault_in_signal, this}, opt_.spin);
+  if (twin_pool_slots_) {
+    barrier_->set_idle_work([this] { return warm_twin_pool(); });
+    locks_->set_idle_work([this] { return warm_twin_pool(); });
+  }
 }
 
 void Hlrc::finish() {

@@ -462,7 +462,12 @@ class Hlrc final : public Protocol {
   // Twins come from a pool while it lasts, past that from the page's slot
   // in the arena (twin_pool.cpp).
   uint8_t *twin_pool_ = nullptr;
-  size_t twin_pool_slots_ = 0, pool_ready_ = 0;  // pool_ready_: the slots below have memory
+  size_t twin_pool_slots_ = 0;
+  // The slots below have memory.  Raised by the fault path and by a node
+  // waiting (warm_twin_pool), which may be another compute thread.
+  std::atomic<size_t> pool_ready_{0};
+  void give_pool_memory(size_t from, size_t slots);
+  bool warm_twin_pool();
   std::vector<uint32_t> pool_free_;  // free pool slots, a stack; capacity fixed
   size_t pool_free_count_ = 0;
   PageArray<Biased<int32_t, -1>> twin_slot_;  // pool slot of each twinned page, or -1

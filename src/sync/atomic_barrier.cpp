@@ -41,7 +41,7 @@ Bytes AtomicBarrier::wait(const Bytes &arrival, const std::function<void()> &whi
     for (int i = 1; i < n; ++i) f_.fetch_add((self + i) % n, seg_.id, kGeneration, 1);
     mine.fetch_add(1, std::memory_order_acq_rel);  // nobody else adds to it now: all are waiting
   } else {
-    backoff_until([&] { return mine.load(std::memory_order_acquire) != gen; }, while_waiting);
+    backoff_until([&] { return mine.load(std::memory_order_acquire) != gen; }, while_waiting, idle_work_);
   }
   Bytes all(slot_bytes_ * n);
   if (!slot_bytes_) return all;

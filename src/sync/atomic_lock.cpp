@@ -31,7 +31,7 @@ Bytes AtomicLocks::acquire(int id, const Bytes &, const std::function<void()> &w
                                    fabric::Fabric::BatchOp::add(seg_.id, rec + kServing, 0, &serving)};
   f_.batch(m, ops, 2);
   if (serving != ticket)
-    backoff_until([&] { return f_.atomic_load(m, seg_.id, rec + kServing) == ticket; }, while_waiting);
+    backoff_until([&] { return f_.atomic_load(m, seg_.id, rec + kServing) == ticket; }, while_waiting, idle_work_);
   return take(id);
 }
 

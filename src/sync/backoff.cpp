@@ -6,6 +6,7 @@
 // Sleeping costs wake-up latency on every barrier that waits that long,
 // so the first sleeps are short, and the thread's timer slack is cut to
 // 1 us (the default 50 us would make every short sleep a 50 us one).
+// A node with idle work (locks.hpp) does it instead of sleeping.
 #include <ctime>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -27,7 +28,8 @@ void short_timer_slack() {
 }
 }  // namespace
 
-void backoff_until(const std::function<bool()> &ready, const std::function<void()> &while_waiting) {
+void backoff_until(const std::function<bool()> &ready, const std::function<void()> &while_waiting,
+                   const IdleWork &idle_work) {
   if (ready()) return;
   uint64_t start = now_ns();
   long sleep_ns = 1000;
@@ -35,7 +37,7 @@ void backoff_until(const std::function<bool()> &ready, const std::function<void(
     if (i % 16 == 0 && while_waiting) while_waiting();
     if (i < 64 || now_ns() - start < kSpinNs) {
       sched_yield();
-    } else {
+    } else if (!(idle_work && idle_work())) {
       short_timer_slack();
       timespec ts{0, sleep_ns};
       nanosleep(&ts, nullptr);

@@ -10,7 +10,24 @@ namespace rdsm::sync {
 
 using Bytes = std::vector<uint8_t>;
 
-class Locks {
+// Work a node may do while it waits for a lock or a barrier instead of
+// sleeping: returns true if it did some (the wait polls again at once),
+// false once there is none.  Each call should take tens of microseconds at
+// most: it delays the node's departure by that much.
+using IdleWork = std::function<bool()>;
+
+// What waits for other nodes.  The atomic lock and barrier run the idle
+// work once a wait outlasts its first polls (backoff_until); the message
+// ones block in the fabric and never do.
+class Waiter {
+ public:
+  void set_idle_work(IdleWork work) { idle_work_ = std::move(work); }
+
+ protected:
+  IdleWork idle_work_;
+};
+
+class Locks : public Waiter {
  public:
   virtual ~Locks() = default;
   virtual int lock_count() const = 0;
@@ -28,7 +45,7 @@ class Locks {
   virtual bool held(int id) = 0;
 };
 
-class Barrier {
+class Barrier : public Waiter {
  public:
   virtual ~Barrier() = default;
   // Blocks until every node arrived; returns the departure payload.
@@ -40,7 +57,9 @@ class Barrier {
 
 // Polls `ready` with a growing pause (yield, then short sleeps): remote
 // atomics give no wake-up, and spinning hard would starve the very node
-// being waited for when nodes outnumber cores.
-void backoff_until(const std::function<bool()> &ready, const std::function<void()> &while_waiting);
+// being waited for when nodes outnumber cores.  Where it would sleep it
+// runs `idle_work` instead, as long as that finds something to do.
+void backoff_until(const std::function<bool()> &ready, const std::function<void()> &while_waiting,
+                   const IdleWork &idle_work = nullptr);
 
 }  // namespace rdsm::sync
