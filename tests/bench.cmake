@@ -440,6 +440,26 @@ if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: the short configurations did not get their extra runs (--short-runs 3): ${_why}")
 endif()
 
+# Shortness is each protocol's own in a configuration: a protocol that takes seconds there (sc's radix at 2
+# nodes) takes no extra runs and leaves hw and the fast protocols theirs, which their ratios need.
+execute_process(COMMAND ${PYTHON} -c [=[
+import sys, types
+sys.path.insert(0, sys.argv[1])
+from rdsm_bench import short_rounds
+app = {"name": "radix"}
+def item(p, n):
+    return (app, "radix", "paper", p, n, 1, 0, None, None, None)
+times = {("hw", 1): 0.017, ("rdsm", 1): 0.016, ("sc", 1): 0.017, ("hw", 2): 0.011, ("rdsm", 2): 0.016, ("sc", 2): 5.2}
+done = [(item(p, n), {"ok": True, "parallel_seconds": t}) for (p, n), t in times.items()]
+extra = short_rounds(done, types.SimpleNamespace(short_runs=3, repeat=1, short_seconds=0.1))
+got = sorted((e[3], e[4], e[6]) for e in extra)
+want = sorted((p, n, r) for (p, n), t in times.items() if t < 0.1 for r in (1, 2))
+sys.exit(0 if got == want else "extra runs %r, expected %r" % (got, want))
+]=] ${SRC}/tools RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "mp.bench_smoke: a slow protocol took the short ones' extra runs away: ${_why}")
+endif()
+
 string(JSON _hw GET "${_doc}" config hw)
 if(NOT _hw)
   message(FATAL_ERROR "mp.bench_smoke: the sweep made no hw runs (does `rdsm run --help` list hw?)")

@@ -18,12 +18,14 @@ app is also run under hw in every repeat, per size and node count, recorded
 like the other runs (the fraction of hw divides by the median of its runs,
 as noisy as any).
 
-A configuration whose parallel phase takes under --short-seconds (default
-0.1 s) under every protocol, hw included, is run again after the repeats,
-round by round, until each of its protocols has --short-runs runs (default
-7; 1 for none): a phase of a few milliseconds varies by 10-20% from run to
-run on a busy machine, and the medians of three runs, and their ratios to
-hw, with it.  The extra runs are recorded as further repeats.
+A protocol whose parallel phase in a configuration takes under
+--short-seconds (default 0.1 s), hw included, is run again there after the
+repeats, round by round, until it has --short-runs runs (default 7; 1 for
+none): a phase of a few milliseconds varies by 10-20% from run to run on a
+busy machine, and the medians of three runs, and their ratios to hw, with
+it.  A protocol slower than that in the same configuration (sc's radix at 2
+nodes takes seconds) gets no extra runs and takes none from the others.
+The extra runs are recorded as further repeats.
 
 --threads LIST (e.g. 1,2) runs every configuration on nodes of each number
 of compute threads (`rdsm run --threads T`), after one another for each
@@ -139,9 +141,9 @@ def parse_args(argv):
     p.add_argument("--sizes", type=csv, default=["test"], help="comma-separated sizes: test, medium, paper (default test)")
     p.add_argument("--repeat", type=int, default=1, help="repetitions of every run (default 1)")
     p.add_argument("--short-runs", type=int, default=SHORT_RUNS, metavar="K",
-                   help="a configuration whose parallel phase takes under --short-seconds under every protocol "
-                        "is run again, in rounds of all its protocols after the repeats, until each has K runs "
-                        "(default %d; 1: no extra runs)" % SHORT_RUNS)
+                   help="a protocol whose parallel phase in a configuration takes under --short-seconds "
+                        "is run again there, in rounds of the configuration's short protocols after the repeats, "
+                        "until it has K runs (default %d; 1: no extra runs)" % SHORT_RUNS)
     p.add_argument("--short-seconds", type=float, default=SHORT_SECONDS, metavar="S",
                    help="what --short-runs calls short (default %g s)" % SHORT_SECONDS)
     p.add_argument("--threads", type=csv, default=["1"], metavar="LIST",
@@ -253,9 +255,9 @@ def fabric_plan(plan, fabrics):
 
 
 def short_rounds(done, a):
-    """The entries of the extra rounds (SHORT_RUNS): for every configuration (app, size, nodes, threads,
-    memory, network, fabric) whose median parallel time is under --short-seconds under each of its protocols,
-    hw included, each protocol's entry again, up to --short-runs runs in all; round by round, the protocols'
+    """The entries of the extra rounds (SHORT_RUNS): in every configuration (app, size, nodes, threads,
+    memory, network, fabric), the entry of each protocol whose median parallel time there is under
+    --short-seconds, hw included, again, up to --short-runs runs in all; round by round, the short protocols'
     order reversed every other round."""
     if a.short_runs <= a.repeat:
         return []
@@ -266,8 +268,9 @@ def short_rounds(done, a):
         entry = configs.setdefault(key, {}).setdefault(p, (item, []))
         if rec.get("ok") and rec.get("parallel_seconds") is not None:
             entry[1].append(rec["parallel_seconds"])
-    short = [list(by_protocol.values()) for by_protocol in configs.values()
-             if all(times and statistics.median(times) < a.short_seconds for _, times in by_protocol.values())]
+    short = [[(item, times) for item, times in by_protocol.values()
+              if times and statistics.median(times) < a.short_seconds] for by_protocol in configs.values()]
+    short = [entries for entries in short if entries]
     rounds = []
     for k in range(a.short_runs - a.repeat):
         for entries in short:
@@ -639,8 +642,8 @@ def main(argv):
                     done.append((item, runs[-1]))
             extra = short_rounds(done, a)
             if extra:
-                note = ("%d runs more for the configurations whose parallel phase took under %g s under every "
-                        "protocol, %d runs each in all (--short-runs)" % (len(extra), a.short_seconds, a.short_runs))
+                note = ("%d runs more for the protocols whose parallel phase in a configuration took under %g s, "
+                        "%d runs each in all (--short-runs)" % (len(extra), a.short_seconds, a.short_runs))
                 notes.append(note)
                 sys.stderr.write("\nnote: %s\n" % note)
                 progress.total += len(extra)

@@ -79,6 +79,9 @@ void Hlrc::give_pool_memory(size_t from, size_t slots) {
 // that its twins of the next phases find memory.  The parallel phase of a
 // radix sort at 2 nodes (2.6 million keys) twins 2,500 pages per node in
 // 16 ms; the kernel's first-use work on their slots was 8% of that.
+// Where nodes outnumber cores, the waiting node takes that work from the
+// nodes it waits for instead of leaving them its core: at most the pool's
+// 16 MiB, once.
 bool Hlrc::warm_twin_pool() {
   const size_t from = pool_ready_.load(std::memory_order_acquire);
   if (from >= twin_pool_slots_) return false;
