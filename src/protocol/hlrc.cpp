@@ -181,7 +181,6 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
 
 Hlrc::~Hlrc() {
   if (twins_) munmap(twins_, pages_ * kPageBytes);
-  if (twin_pool_) munmap(twin_pool_, twin_pool_slots_ * kPageBytes);
   if (required_) munmap(required_, pages_ * nodes_ * 4);
 }
 
@@ -197,9 +196,9 @@ void Hlrc::start() {
   }
   install_fault_dispatch(*region_, [this](size_t page, bool write) { on_fault(page, write); },
                          {&Hlrc::fault_in_signal, this}, opt_.spin);
-  if (twin_pool_slots_) {
-    barrier_->set_idle_work([this] { return warm_twin_pool(); });
-    locks_->set_idle_work([this] { return warm_twin_pool(); });
+  if (pool_.slots()) {
+    barrier_->set_idle_work([this] { return pool_.warm(); });
+    locks_->set_idle_work([this] { return pool_.warm(); });
   }
 }
 

@@ -41,6 +41,7 @@
 #include "protocol/page_word.hpp"
 #include "protocol/presets.hpp"
 #include "protocol/protocol.hpp"
+#include "protocol/twin_pool.hpp"
 #include "protocol/stride_run.hpp"
 #include "protocol/twin_copy.hpp"
 #include "races/page_locks.hpp"
@@ -149,7 +150,7 @@ class Hlrc final : public Protocol {
   // A twin to read (kZeroTwin: kZeroPage); one to write comes from twin_to_write (zero_twins.cpp).
   const uint8_t *twin(size_t page) const {
     int32_t s = twin_slot_[page];
-    return s >= 0 ? twin_pool_ + (size_t)s * kPageBytes : s == kZeroTwin ? kZeroPage : twins_ + page * kPageBytes;
+    return s >= 0 ? pool_.slot(s) : s == kZeroTwin ? kZeroPage : twins_ + page * kPageBytes;
   }
   uint8_t *twin_to_write(size_t page, bool whole);  // mu_ held; `whole`: all of it is written
   void twin_from_copy(size_t page, bool streaming);  // gives a copy its twin, as it is now; mu_ held
@@ -461,15 +462,7 @@ class Hlrc final : public Protocol {
   uint8_t *twins_ = nullptr;  // twin arena: one slot per page
   // Twins come from a pool while it lasts, past that from the page's slot
   // in the arena (twin_pool.cpp).
-  uint8_t *twin_pool_ = nullptr;
-  size_t twin_pool_slots_ = 0;
-  // The slots below have memory.  Raised by the fault path and by a node
-  // waiting (warm_twin_pool), which may be another compute thread.
-  std::atomic<size_t> pool_ready_{0};
-  void give_pool_memory(size_t from, size_t slots);
-  bool warm_twin_pool();
-  std::vector<uint32_t> pool_free_;  // free pool slots, a stack; capacity fixed
-  size_t pool_free_count_ = 0;
+  TwinPool pool_;
   PageArray<Biased<int32_t, -1>> twin_slot_;  // pool slot of each twinned page, or -1
   PageArray<uint8_t> written_;        // written in the open interval
   PageArray<uint8_t> maybe_written_;  // ... only as far as the untracked home knows
