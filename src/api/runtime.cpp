@@ -118,10 +118,8 @@ void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool k
   rt->allocator->bind(*rt->protocol);
   rt->first_sync_done.assign((size_t)std::max(rt->opt.threads, 1), 0);
   if (rt->opt.threads > 1) {
-    // The shm fabric runs every node on this host; other fabrics, one here.
-    const long host_threads = (long)rt->opt.threads * (rt->opt.fabric == "shm" ? rt->opt.nodes : 1);
     rt->threads = std::make_unique<NodeThreads>(rt->opt.threads, rt->protocol->lock_count(),
-                                                host_threads <= usable_cpus() ? NodeThreads::kSpinNs : 0);
+                                                host_compute_threads(rt->opt) <= usable_cpus() ? NodeThreads::kSpinNs : 0);
     thread_stats_configure(rt->opt.threads);  // the caller is thread 0
   }
   if (rt->node_block) {

@@ -122,6 +122,13 @@ struct Options {
   std::string fault;  // RDSM_FAULT=POINT:NODE[:N[:ACTION]]: fault injection for tests (common/fault_inject.hpp)
 };
 
+// The compute threads the job runs on this host: the shm fabric runs every
+// node here, other fabrics one.  Above usable_cpus() the host is
+// oversubscribed: a waiting thread should leave its CPU to the others.
+inline long host_compute_threads(const Options &o) {
+  return (long)(o.threads > 1 ? o.threads : 1) * (o.fabric == "shm" ? o.nodes : 1);
+}
+
 // Parses the environment; on a bad value ends the process with a message
 // naming the variable, the value and the accepted values.
 Options options_from_environment();

@@ -125,3 +125,18 @@ TEST(FaultSpec, NamesWhatIsWrong) {
   EXPECT_FALSE(parse_fault_spec("fetch:0:1:freeze", error));
   EXPECT_NE(error.find("use die, stop, delay or hang"), std::string::npos) << error;
 }
+
+// Whether waiting threads may keep their CPU (spinning, idle work) depends
+// on the compute threads this host runs: every node's on shm, one node's
+// on other fabrics.
+TEST(HostComputeThreads, CountsTheNodesThisHostRuns) {
+  Options o;
+  o.nodes = 4;
+  o.threads = 2;
+  EXPECT_EQ(host_compute_threads(o), 8);
+  o.threads = 1;
+  EXPECT_EQ(host_compute_threads(o), 4);
+  o.fabric = "mpi";
+  o.threads = 3;
+  EXPECT_EQ(host_compute_threads(o), 3);
+}
