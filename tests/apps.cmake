@@ -1,10 +1,13 @@
 # The seeds' applications at test size: every app at 1, 2 and 4 nodes under
-# every protocol preset, each verifying itself against a sequential run.
+# every protocol preset, each verifying itself against a sequential run;
+# radix also in steady state (4 passes, 3 iterations: the pages of a
+# scatter written again two passes later, which the write-ahead reopens).
 # An entry is "program|arguments" (arguments separated by spaces).
 set(RDSM_APP_TESTS
   "sor|-m 256 -n 256 -i 10"
   "lu|--size test"
   "radix|--size test"
+  "radix|-k 262144 -m 2147483648 -i 3"
   "fft|--size test"
   "fft3d|--size test"
   "is|--size test"
