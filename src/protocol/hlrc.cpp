@@ -95,6 +95,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   if (cfg_.home == HomeAxis::migrate) {
     last_writer_.reset(pages_);
     epoch_writer_.reset(pages_);
+    often_writer_.reset(pages_);
     moves_.reset(pages_);
     on_trial_.reset(pages_);
     withheld_.reset(pages_);
