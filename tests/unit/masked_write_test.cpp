@@ -100,26 +100,68 @@ TEST_P(ChangeMask, EdgesOfChunks) {
 INSTANTIATE_TEST_SUITE_P(EverySimdIsa, ChangeMask, rdsm::testing::all_simd_isas(), rdsm::testing::simd_isa_name);
 
 // The masked copy writes exactly the masked bytes: the others keep what the
-// target held, however the mask is shaped.
-TEST(MaskedCopy, WritesOnlyMaskedBytes) {
-  std::mt19937_64 rng(11);
-  for (int trial = 0; trial < 400; ++trial) {
-    Bytes twin, page;
-    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
-    uint64_t mask[kPage / 64];
-    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
-    // The target: the twin with bytes of its own that the copy must keep
-    // (another writer's bytes, outside the mask).
+// target held, however the mask is shaped.  Every version this CPU has.
+class MaskedCopy : public ::testing::TestWithParam<rdsm::SimdIsa> {
+ protected:
+  void SetUp() override {
+    if (!rdsm::simd_isa_available(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
+  }
+  // Copies page into a target made of twin and bytes of another writer,
+  // and checks the result byte by byte.
+  void check(std::mt19937_64 &rng, const Bytes &twin, const Bytes &page, const uint64_t *mask, int trial) const {
     Bytes target = twin, expect = twin;
     for (size_t i = 0; i < kPage; ++i) {
       bool masked = (mask[i / 64] >> (i % 64)) & 1;
       if (!masked && rng() % 3 == 0) target[i] = expect[i] = (uint8_t)rng();
       if (masked) expect[i] = page[i];
     }
-    rdsm::fabric::masked_copy(target.data(), page.data(), mask, kPage);
+    rdsm::fabric::masked_copy_with(GetParam(), target.data(), page.data(), mask, kPage);
     ASSERT_EQ(target, expect) << "trial " << trial;
+  }
+};
 
-    // The same as pieces of a gathering write.
+TEST_P(MaskedCopy, WritesOnlyMaskedBytes) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes twin, page;
+    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
+    uint64_t mask[kPage / 64];
+    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+    check(rng, twin, page, mask, trial);
+  }
+}
+
+// The shapes a scatter leaves: isolated 4- and 8-byte words, some of them
+// only partly changed (a key that kept some of its bytes), whole chunks.
+TEST_P(MaskedCopy, ScatteredWords) {
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 200; ++trial) {
+    Bytes twin(kPage), page;
+    for (auto &b : twin) b = (uint8_t)rng();
+    page = twin;
+    size_t word = trial % 2 ? 8 : 4;
+    for (size_t i = 0; i < kPage; i += word) {
+      unsigned r = rng() % 8;
+      if (r < 3) continue;  // unchanged word
+      for (size_t k = 0; k < word; ++k)
+        if (r > 3 || rng() % 2) page[i + k] = (uint8_t)(twin[i + k] + 1);  // r == 3: a partly changed word
+    }
+    uint64_t mask[kPage / 64];
+    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+    check(rng, twin, page, mask, trial);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EverySimdIsa, MaskedCopy, rdsm::testing::all_simd_isas(), rdsm::testing::simd_isa_name);
+
+// A mask's runs as pieces of a gathering write, one piece a run.
+TEST(MaskToPieces, OnePieceEachRun) {
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes twin, page;
+    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
+    uint64_t mask[kPage / 64];
+    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
     std::vector<rdsm::fabric::Fabric::Piece> pieces;
     rdsm::fabric::mask_to_pieces(1000 * kPage, page.data(), mask, kPage, pieces);
     ASSERT_EQ(pieces.size(), reference_runs(twin, page));
