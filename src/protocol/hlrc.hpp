@@ -337,7 +337,7 @@ class Hlrc final : public Protocol {
   static constexpr uint8_t kKeptIdle = 3;
   // The window: kMinKeepWindow releases, or longer for a page written again
   // and again a few releases apart, up to kMaxKeepWindow.
-  static constexpr uint8_t kMinKeepWindow = 2, kMaxKeepWindow = 24, kReopenedWindow = 0xFF;  // note_rewrite
+  static constexpr uint8_t kMinKeepWindow = 2, kMaxKeepWindow = 96, kReopenedWindow = 0xFF;  // note_rewrite
   // The page was just found written (by a fault or a comparison) at release
   // number releases_: its window follows the releases since the last time.
   void note_rewrite(size_t page, bool opened_ahead = false);

@@ -40,14 +40,20 @@
 //            comparison or two.  A page found written again a few releases
 //            after the last time (by a fault or by the comparison, a page
 //            opened ahead included) keeps a longer window, about one and a
-//            half times that gap, up to kMaxKeepWindow releases: a write
-//            fault with its twin and protection changes costs about 8 us,
-//            a comparison of an unwritten page about 0.15 us, so keeping
-//            a page through 24 idle releases costs less than the fault it
-//            saves.  Radix (10 iterations) makes a third fewer write
-//            faults so, Water half; Barnes' build only 4% fewer, since
-//            most of its pages are written again hundreds of lock
-//            releases later, past any window worth its comparisons.
+//            half times the longest such gap seen (not the last: Ocean's
+//            coarse grids are written on a V-cycle's way down and again on
+//            its way up, gaps of a few releases and of some eighty in
+//            turn), up to kMaxKeepWindow releases: a write fault costs the
+//            program 10-20 us on a virtual machine (the SIGBUS, the
+//            protection changes, the twin; measured against plain threads
+//            barrier by barrier), a comparison of an unwritten page in
+//            cache about 0.15 us, so keeping a page through 96 idle
+//            releases costs about the fault it saves.  Radix (10
+//            iterations) makes a third fewer write faults so, Water half;
+//            Ocean (paper size, 2 nodes) 1,280 -> 180-260 a node and 0.91
+//            of the time; Barnes' build only 4% fewer, since most of its
+//            pages are written again hundreds of lock releases later, past
+//            any window worth its comparisons.
 //            A scatter's page is the exception (note_rewrite): found
 //            written through a page opened ahead, in an interval that
 //            opened dense groups (write_ahead.cpp), kReopenGap or more
@@ -124,9 +130,12 @@ void Hlrc::note_rewrite(size_t page, bool opened_ahead) {
   uint32_t gap = last == 0 ? UINT32_MAX : releases_ - last;
   if (opened_ahead && gap >= kReopenGap && gap <= kMaxKeepWindow)
     keep_window_[page] = kReopenedWindow;
-  else
-    keep_window_[page] =
-        gap > kMaxKeepWindow ? 0 : (uint8_t)std::clamp<uint32_t>(gap + gap / 2, kMinKeepWindow, kMaxKeepWindow);
+  else if (gap > kMaxKeepWindow)
+    keep_window_[page] = 0;
+  else  // the longest recent gap: gaps that alternate short and long (a V-cycle's levels)
+    keep_window_[page] = (uint8_t)std::clamp<uint32_t>(
+        std::max<uint32_t>(gap + gap / 2, keep_window_[page] == kReopenedWindow ? 0 : keep_window_[page]),
+        kMinKeepWindow, kMaxKeepWindow);
 }
 
 void Hlrc::sweep_kept(ProtectionBatch &batch) {

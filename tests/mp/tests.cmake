@@ -110,10 +110,12 @@ include(${CMAKE_CURRENT_LIST_DIR}/bad_inputs.cmake)
 # The adaptive keep window of rewrites=compare (keep_window.c): a page
 # written every 8 releases stops faulting once it has learnt its gap, with
 # and without pages opened ahead, under the default and under GeNIMA with
-# comparison; one written every 30 releases (past the longest window)
+# comparison; one written 4 and 20 releases apart in turn learns the
+# longer gap; one written every 120 releases (past the longest window)
 # faults again every round.
 foreach(entry "gap8|rdsm||8|few" "gap8_no_writeahead|rdsm|writeahead=off|8|few"
-              "gap8_genima|genima|rewrites=compare|8|few" "gap30|rdsm|writeahead=off|30|every")
+              "gap8_genima|genima|rewrites=compare|8|few" "gap4_20|rdsm|writeahead=off|4,20|few"
+              "gap120|rdsm|writeahead=off|120|every")
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 name)
   list(GET parts 1 protocol)
