@@ -339,7 +339,8 @@ class Hlrc final : public Protocol {
   // and again a few releases apart, up to kMaxKeepWindow.
   static constexpr uint8_t kMinKeepWindow = 2, kMaxKeepWindow = 96, kReopenedWindow = 0xFF;  // note_rewrite
   // The page was just found written (by a fault or a comparison) at release
-  // number releases_: its window follows the releases since the last time.
+  // number releases_: its window follows the longest gap between such
+  // releases since it last went longer than kMaxKeepWindow unwritten.
   void note_rewrite(size_t page, bool opened_ahead = false);
   uint32_t releases_ = 0;  // this node's releases, counted by sweep_kept
   PageArray<uint8_t> keep_window_;    // 0: not written twice within kMaxKeepWindow releases (choose_kept)

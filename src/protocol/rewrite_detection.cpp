@@ -50,8 +50,8 @@
 //            cache about 0.15 us, so keeping a page through 96 idle
 //            releases costs about the fault it saves.  Radix (10
 //            iterations) makes a third fewer write faults so, Water half;
-//            Ocean (paper size, 2 nodes) 1,280 -> 180-260 a node and 0.91
-//            of the time; Barnes' build only 4% fewer, since most of its
+//            Ocean (paper size, 2 nodes) 1,280 -> 180-260 a node and
+//            0.91-0.96 of the time; Barnes' build only 4% fewer, since most of its
 //            pages are written again hundreds of lock releases later, past
 //            any window worth its comparisons.
 //            A scatter's page is the exception (note_rewrite): found
@@ -132,7 +132,7 @@ void Hlrc::note_rewrite(size_t page, bool opened_ahead) {
     keep_window_[page] = kReopenedWindow;
   else if (gap > kMaxKeepWindow)
     keep_window_[page] = 0;
-  else  // the longest recent gap: gaps that alternate short and long (a V-cycle's levels)
+  else  // the longest gap so far: gaps that alternate short and long (a V-cycle's levels)
     keep_window_[page] = (uint8_t)std::clamp<uint32_t>(
         std::max<uint32_t>(gap + gap / 2, keep_window_[page] == kReopenedWindow ? 0 : keep_window_[page]),
         kMinKeepWindow, kMaxKeepWindow);

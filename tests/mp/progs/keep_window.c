@@ -8,9 +8,9 @@
  * (writable, compared with its twin at each release) for about 1.5 x the
  * longest gap it has shown, at most 96 releases: so for a GAP of up to 64,
  * once the first two rounds have taught each page its gap, no write
- * faults; for a GAP of more than 96, every round faults again (every write, with write-ahead off; a
- * preset that opens pages ahead along the stride of the faults takes fewer
- * faults, but at least one a round).  A fixed window of 2 releases would
+ * faults; for a GAP of more than 96, every round faults again (every
+ * write, with write-ahead off; a preset that opens pages ahead along the
+ * stride of the faults takes fewer faults, but at least one a round).  A fixed window of 2 releases would
  * fault in every round of both.  Pages opened ahead count as found written
  * like any other.
  *
@@ -19,8 +19,8 @@
  * gap on the way down and up, a long one to the next cycle): the window
  * follows the longer, so 4,20 takes no fault where a window of 1.5 x the
  * last gap would fault every other round.
- * Counts node 1's write faults after the first two rounds (three with GAP2): "few" expects
- * none, "every" at least one a round.  Run under a preset with
+ * Counts node 1's write faults after the first two rounds (three with
+ * GAP2): "few" expects none, "every" at least one a round.  Run under a preset with
  * rewrites=compare (the default).  Node 0 checks that the last round's
  * bytes reached it.  Prints PASS or FAIL on node 0. */
 #include <stdio.h>
