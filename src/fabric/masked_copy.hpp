@@ -13,8 +13,9 @@ namespace rdsm::fabric {
 // (bit i % 64 of mask[i / 64]); writes no other byte of dst, so another
 // thread or process may write the unmasked bytes at the same time.  n is a
 // multiple of 64.  Uses the widest masked stores the CPU has: AVX-512's
-// byte-masked ones, else AVX2's 4-byte-masked ones (bytes of partly masked
-// words one by one), else whole 8-byte words and single bytes.
+// byte-masked ones, else AVX2's 4-byte-masked ones (SSE2's 16-byte
+// byte-masked streaming store where words are partly masked), else whole
+// 8-byte words and single bytes.
 void masked_copy(uint8_t *dst, const uint8_t *src, const uint64_t *mask, size_t n);
 // The same with the given instructions (the CPU must have them): for tests.
 void masked_copy_with(SimdIsa isa, uint8_t *dst, const uint8_t *src, const uint64_t *mask, size_t n);
