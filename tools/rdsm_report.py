@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""Tables and plots from a tools/rdsm_bench.py result (bench.json), or the
-tables of a tools/microbench.py result (its --json file).
+"""Tables and plots from a tools/rdsm_bench.py result (bench.json), the
+tables of a tools/microbench.py result (its --json file), or where a traced
+job's time went (rdsm run --trace), beside a second trace of the program.
 
     rdsm_report.py FILE.json [--out DIR]
     rdsm_report.py FILE.json --brief
+    rdsm_report.py TRACE.json [--against TRACE.json]
+
+Given a trace, it prints per node the time between barriers, the faults in
+it, the releases and the barriers, and with --against the extra time of
+every interval between barriers over the same interval of the other trace,
+by the number of faults taken in it (rdsm_trace_report.py).
 
 Given a micro-benchmark result, it prints the driver's tables again from the
 file (microbench_report.py): the fault, fetch, diff, lock and barrier figures
@@ -106,7 +113,8 @@ import sys
 
 import microbench_report
 import rdsm_report_sweep
-from rdsm_report_common import (SHAPE_LEGEND, colors_for, fmt, fmt_seconds, grid, label_fabrics, mean, median,
+import rdsm_trace_report
+from rdsm_report_common import (SHAPE_LEGEND, read_json, colors_for, fmt, fmt_seconds, grid, label_fabrics, mean, median,
                                 memory_label, memory_of, nodes_label, order_memories, order_protocols, parallel_time,
                                 print_table, shape_label, shape_of, shape_short, shapes_with_threads)
 
@@ -637,12 +645,20 @@ def main(argv):
     ap.add_argument("--brief", action="store_true",
                     help="print only a compact speedup table per app (and the slowdowns of sweeps); write nothing, "
                          "no matplotlib needed")
+    ap.add_argument("--against", default=None, metavar="TRACE",
+                    help="with a trace (rdsm run --trace): a second trace of the same program (e.g. --protocol "
+                         "hw) to compare with, interval by interval")
     a = ap.parse_args(argv)
-    try:
-        with open(a.json, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (OSError, ValueError) as e:
-        sys.exit("rdsm_report: cannot read %s: %s" % (a.json, e))
+    doc = read_json(a.json)
+    if rdsm_trace_report.is_trace(doc):
+        against = read_json(a.against) if a.against else None
+        if against is not None and not rdsm_trace_report.is_trace(against):
+            sys.exit("rdsm_report: --against %s: not a trace (write one with rdsm run --trace FILE)" % a.against)
+        rdsm_trace_report.report(doc, a.json, against, a.against)
+        return 0
+    if a.against:
+        sys.exit("rdsm_report: --against compares two traces, and %s is not one (write one with rdsm run "
+                 "--trace FILE)" % a.json)
     if microbench_report.is_result(doc):
         # A micro-benchmark result: its tables, as the driver printed them
         # (nothing to plot).

@@ -2,8 +2,10 @@
 time, memory backend and fabric, the order of protocols, plain text tables and the
 grid of panels.  Python 3 standard library only."""
 
+import json
 import math
 import statistics
+import sys
 
 PROTOCOL_ORDER = ["rdsm", "async", "ardmar", "draw", "newgen", "genima", "hw"]
 MEMORY_ORDER = ["mprotect", "uffd"]
@@ -154,3 +156,12 @@ def grid(n):
 def colors_for(protocols, plt):
     cmap = plt.get_cmap("tab10")
     return {p: ("black" if p == "hw" else cmap(i % 10)) for i, p in enumerate(order_protocols(protocols))}
+
+
+def read_json(path):
+    """The JSON document of a file, or the program ends saying why not."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError) as e:
+        sys.exit("rdsm_report: cannot read %s: %s" % (path, e))

@@ -472,6 +472,7 @@ std::string general_help() {
          "       rdsm run --help\n"
          "       rdsm bench [options]      (rdsm bench --help)\n"
          "       rdsm report FILE.json [--out DIR]\n"
+         "       rdsm report TRACE.json [--against TRACE.json]\n"
          "       rdsm sim TRACE.json [--emu-preset NAME] [--emu P=V,...]   (rdsm sim --help)\n"
          "       rdsm --version\n"
          "\n"
@@ -482,7 +483,8 @@ std::string general_help() {
          "commands:\n"
          "  run     start a job and wait for it (see `rdsm run --help`)\n"
          "  bench   run the applications over protocols and node counts, write one JSON file\n"
-         "  report  print tables and draw the seeds' figures (PNG) from a bench JSON file\n"
+         "  report  print tables and draw the seeds' figures (PNG) from a bench JSON file;\n"
+         "          given a trace (run --trace), where its time went between barriers\n"
          "  sim     predict a traced job's time under a modelled network (the emu fabric's model)\n"
          "\n"
          "user guide: " +

@@ -86,6 +86,8 @@ rdsm_mp_test(trace 300 trace.sh ${RDSM_MP_EXE} $<TARGET_FILE:stress> $<TARGET_FI
              ${RDSM_MP_DIR}/trace_check.py)
 # rdsm sim replays a trace: with no network it gives back the measured time.
 rdsm_mp_test(sim 300 sim.sh ${RDSM_MP_EXE} $<TARGET_FILE:sor> $<TARGET_FILE:tsp>)
+# rdsm report of a trace: exact on a made-up one, an interval per barrier on a real one.
+rdsm_mp_test(trace_report 120 trace_report.sh ${RDSM_MP_EXE} $<TARGET_FILE:sor>)
 
 # Data-race reports (--races): a program with races on purpose is reported
 # exactly, under every software preset; the applications, Barnes included,
