@@ -68,6 +68,11 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
     add_test(NAME mp.micro_detect COMMAND micro_detect --pages 256 --rounds 3)
     set_tests_properties(mp.micro_detect PROPERTIES LABELS mp TIMEOUT 60
                          PASS_REGULAR_EXPRESSION "PASS micro_detect" FAIL_REGULAR_EXPRESSION "FAIL")
+    # micro_masked: every way of a diff's masked write writes exactly the
+    # masked bytes, on pages more than the caches hold.
+    add_test(NAME mp.micro_masked COMMAND micro_masked --pages 1024 --rounds 3)
+    set_tests_properties(mp.micro_masked PROPERTIES LABELS mp TIMEOUT 60
+                         PASS_REGULAR_EXPRESSION "PASS micro_masked" FAIL_REGULAR_EXPRESSION "FAIL")
   else()
     message(STATUS "python3 not found: the micro-benchmark smoke tests (mp.microbench_quick, "
                    "mp.microbench_memory) are not registered")

@@ -318,6 +318,12 @@ def write_detection(build, quick):
     return standalone_program(build, "micro_detect", ["--pages", "256", "--rounds", "3"] if quick else [])
 
 
+def masked_writes(build, quick):
+    """micro_masked: a diff's byte-masked write of a page, every way the CPU
+    has, and the way the runtime takes."""
+    return standalone_program(build, "micro_masked", ["--pages", "512", "--rounds", "3"] if quick else [])
+
+
 # The emu fabric's charges, one parameter at a time (micro_emu: the cost per
 # operation with the emulation minus without, against the model's figure).
 EMU_CASES = ["host_overhead=5us", "occupancy=5us", "latency=5us", "bandwidth=1GB/s", "interrupt=10us"]
@@ -599,6 +605,7 @@ def main():
     delivery = uffd_delivery(build, opts.quick) if backends and ("mprotect" not in ran or len(ran) > 1) else None
     groups = page_groups(build, opts.quick) if backends else None
     detection = write_detection(build, opts.quick) if backends else None
+    masked = masked_writes(build, opts.quick) if backends else None
     charges = emu_charges(rdsm, build, opts.quick) if not opts.no_emu else None
     round_trips = handler_round_trips(rdsm, build, repeat, opts.quick) if pingpong else None
     doc = {
@@ -624,7 +631,8 @@ def main():
         # The backends' programs print their own tables: kept as printed.
         "tables": {"uffd_delivery": delivery["text"] if delivery else None,
                    "page_groups": groups["text"] if groups else None,
-                   "write_detection": detection["text"] if detection else None},
+                   "write_detection": detection["text"] if detection else None,
+                   "masked_writes": masked["text"] if masked else None},
         "emu_charges": charges,
         "handler_round_trips": round_trips,
     }

@@ -180,6 +180,9 @@ def print_result(doc, out):
         out.write("\nwrite detection, us per page written, detection included (micro_detect, the backends alone;\n"
                   "pages valid and write-protected, one byte written to each or to every 8th):\n%s" %
                   tables["write_detection"])
+    if tables.get("masked_writes"):
+        out.write("\na diff's byte-masked write, us per page, every way this CPU has (micro_masked, no protocol):\n%s" %
+                  tables["masked_writes"])
     if doc.get("emu_charges"):
         print_emu_charges(doc["emu_charges"], out)
     if doc.get("handler_round_trips"):

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "fabric/masked_copy.hpp"
@@ -100,11 +101,13 @@ TEST_P(ChangeMask, EdgesOfChunks) {
 INSTANTIATE_TEST_SUITE_P(EverySimdIsa, ChangeMask, rdsm::testing::all_simd_isas(), rdsm::testing::simd_isa_name);
 
 // The masked copy writes exactly the masked bytes: the others keep what the
-// target held, however the mask is shaped.  Every version this CPU has.
-class MaskedCopy : public ::testing::TestWithParam<rdsm::SimdIsa> {
+// target held, however the mask is shaped.  Every way this CPU has.
+using rdsm::fabric::MaskedWay;
+
+class MaskedCopy : public ::testing::TestWithParam<MaskedWay> {
  protected:
   void SetUp() override {
-    if (!rdsm::simd_isa_available(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
+    if (!rdsm::fabric::masked_way_available(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
   }
   // Copies page into a target made of twin and bytes of another writer,
   // and checks the result byte by byte.
@@ -152,7 +155,11 @@ TEST_P(MaskedCopy, ScatteredWords) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(EverySimdIsa, MaskedCopy, rdsm::testing::all_simd_isas(), rdsm::testing::simd_isa_name);
+INSTANTIATE_TEST_SUITE_P(EveryWay, MaskedCopy,
+                         ::testing::Values(MaskedWay::avx512, MaskedWay::avx2, MaskedWay::streaming, MaskedWay::plain),
+                         [](const ::testing::TestParamInfo<MaskedWay> &info) {
+                           return std::string(rdsm::fabric::masked_way_name(info.param));
+                         });
 
 // A mask's runs as pieces of a gathering write, one piece a run.
 TEST(MaskToPieces, OnePieceEachRun) {
