@@ -138,8 +138,9 @@ __attribute__((target("popcnt"))) void masked_copy_streaming(uint8_t *dst, const
       if (!bits) continue;
       if ((unsigned)__builtin_popcountll((partial >> (16 * q)) & 0xFFFF) >= kStreamFrom) {
         const __m128i bit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
-        const __m128i spread = _mm_set_epi64x((long long)((bits >> 8) & 0xFF) * 0x0101010101010101ll,
-                                              (long long)(bits & 0xFF) * 0x0101010101010101ll);
+        // Each mask byte in all eight bytes of its half (unsigned: 0xFF times this overflows a signed word).
+        const __m128i spread = _mm_set_epi64x((long long)(((bits >> 8) & 0xFFull) * 0x0101010101010101ull),
+                                              (long long)((bits & 0xFFull) * 0x0101010101010101ull));
         _mm_maskmoveu_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s + 16 * q)),
                             _mm_cmpeq_epi8(_mm_and_si128(spread, bit), bit), reinterpret_cast<char *>(d + 16 * q));
         streamed = true;
