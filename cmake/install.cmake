@@ -21,6 +21,7 @@ install(FILES splash/c.m4.rdsm ${RDSM_GENERATED_DIR}/rdsm.mk DESTINATION ${RDSM_
 install(FILES tools/rdsm_bench.py tools/rdsm_report.py tools/rdsm_build_query.py tools/bench_apps.json
               tools/rdsm_emu.py tools/rdsm_report_common.py tools/rdsm_report_sweep.py tools/rdsm_sim.py
               tools/microbench_report.py tools/launch_job.py tools/rdsm_trace_report.py
+              tools/rdsm_report_plots.py
         DESTINATION ${RDSM_INSTALL_DATA_DIR}/tools)
 # The guide goes under docs/ beside the README, as in the sources, so that
 # their links to each other hold in the installed tree too.

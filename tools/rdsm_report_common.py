@@ -165,3 +165,10 @@ def read_json(path):
             return json.load(fh)
     except (OSError, ValueError) as e:
         sys.exit("rdsm_report: cannot read %s: %s" % (path, e))
+
+
+# The time breakdown's parts, the handler's, and the threads baseline's name.
+COMPONENTS = [("compute", "compute"), ("data_wait", "data wait"), ("lock_wait", "lock wait"),
+              ("barrier_wait", "barrier wait"), ("barrier_protocol", "barrier protocol")]
+HANDLER_PARTS = [("handler_page", "page"), ("handler_diff", "diff"), ("handler_sync", "sync")]
+HW = "hw"
