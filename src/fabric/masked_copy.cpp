@@ -38,19 +38,18 @@ inline void copy_word(uint8_t *d, const uint8_t *s, unsigned bytes) {
 // 8-byte words (copy_word).  A diff's mask is mostly whole words (ints,
 // doubles), often isolated ones (a scatter), where copying runs would cost
 // a call per word.
-void masked_copy_plain(uint8_t *dst, const uint8_t *src, const uint64_t *mask, size_t n) {
-  for (size_t c = 0; c < n / 64; ++c) {
-    uint64_t m = mask[c];
-    if (!m) continue;
-    uint8_t *d = dst + c * 64;
-    const uint8_t *s = src + c * 64;
-    if (m == ~0ull) {
-      std::memcpy(d, s, 64);
-      continue;
-    }
-    for (unsigned w = 0; w < 8; ++w)
-      if (unsigned bytes = (unsigned)(m >> (8 * w)) & 0xFF) copy_word(d + 8 * w, s + 8 * w, bytes);
+inline void copy_chunk(uint8_t *d, const uint8_t *s, uint64_t m) {
+  if (m == ~0ull) {
+    std::memcpy(d, s, 64);
+    return;
   }
+  for (unsigned w = 0; w < 8; ++w)
+    if (unsigned bytes = (unsigned)(m >> (8 * w)) & 0xFF) copy_word(d + 8 * w, s + 8 * w, bytes);
+}
+
+void masked_copy_plain(uint8_t *dst, const uint8_t *src, const uint64_t *mask, size_t n) {
+  for (size_t c = 0; c < n / 64; ++c)
+    if (mask[c]) copy_chunk(dst + c * 64, src + c * 64, mask[c]);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -121,16 +120,11 @@ __attribute__((target("popcnt"))) void masked_copy_streaming(uint8_t *dst, const
     if (!m) continue;
     uint8_t *d = dst + c * 64;
     const uint8_t *s = src + c * 64;
-    if (m == ~0ull) {
-      std::memcpy(d, s, 64);
-      continue;
-    }
     // Bit 4k of `whole`: word k's four bytes all masked; `partial`: the masked bytes of the other words.
     const uint64_t whole = m & (m >> 1) & (m >> 2) & (m >> 3) & 0x1111111111111111ull;
     const uint64_t partial = m & ~(whole * 0xF);
-    if ((unsigned)__builtin_popcountll(partial) < 2 * kStreamFrom) {  // few partly masked words: plain's loop
-      for (unsigned w = 0; w < 8; ++w)
-        if (unsigned bytes = (unsigned)(m >> (8 * w)) & 0xFF) copy_word(d + 8 * w, s + 8 * w, bytes);
+    if ((unsigned)__builtin_popcountll(partial) < 2 * kStreamFrom) {  // whole, or few partly masked words
+      copy_chunk(d, s, m);
       continue;
     }
     for (unsigned q = 0; q < 4; ++q) {
