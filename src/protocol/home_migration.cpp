@@ -174,6 +174,22 @@ bool Hlrc::moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t mo
          (often == kNoWriter || often == w);
 }
 
+void Hlrc::stay_tracked(uint32_t page, int16_t writer) {
+  // This home named the page maybe written only because w copied it while
+  // the home wrote it unnoticed (a first copy): w's copy goes on that
+  // notice, and with nobody's copy left the page would go back to
+  // untracked at the barrier's end (settle_deferred_home_pages), so that
+  // w's next copy, another first one, is named maybe written again, its
+  // copy dropped again, and the group never moves but by the budget, 64,
+  // 128, 256 pages a barrier: a SPLASH LU worker's part of the master's
+  // data went home as diffs after five barriers in turn, and was fetched
+  // back after each.  Held tracked through the barrier's end, the page is
+  // copied as any tracked page next time (no notice of the home's unless
+  // it writes it), and the group rule moves it at the next barrier.  A home
+  // that does write it takes one write fault.
+  if (home_[page] == self_ && writer >= 0 && writer != (int16_t)self_) stay_tracked_.push_back(page);
+}
+
 void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   if (moves_stopped_) return;  // for good: no writer needs tracking any more
   std::vector<uint32_t> touched, home_maybe;
@@ -232,7 +248,10 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   if (!home_maybe.empty()) {
     std::sort(home_maybe.begin(), home_maybe.end());
     for (size_t i = 0; i < touched.size(); ++i)
-      if (in_run[i] && std::binary_search(home_maybe.begin(), home_maybe.end(), touched[i])) in_run[i] = 0;
+      if (in_run[i] && std::binary_search(home_maybe.begin(), home_maybe.end(), touched[i])) {
+        in_run[i] = 0;
+        stay_tracked(touched[i], epoch_writer_[touched[i]]);
+      }
   }
 
   std::vector<uint32_t> became_home;
