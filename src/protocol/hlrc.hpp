@@ -178,7 +178,6 @@ class Hlrc final : public Protocol {
   // barrier to that node.  Every node decides the same from the same
   // notices, so no message is needed.
   void migrate_homes(const VClock &since, const VClock &target);
-  void stay_tracked(uint32_t page, int16_t writer);  // held tracked past the barrier's end, for its move
   // Withheld diffs (home_migration.cpp): at the release of a barrier that
   // may move homes, the diffs of written pages this node will likely
   // become the home of are not sent; the barrier sends those of pages
@@ -355,10 +354,6 @@ class Hlrc final : public Protocol {
   void give_twins(const std::vector<uint32_t> &pages);  // slots, or arena pages populated in runs
   void settle_deferred_home_pages();
   std::vector<uint32_t> deferred_home_pages_;
-  // Home pages that another node wrote alone, in a group, while this home
-  // named them maybe written (a first copy): they stay tracked past this
-  // barrier's end (home_migration.cpp, stay_tracked).  Sorted, for one barrier.
-  std::vector<uint32_t> stay_tracked_;
   bool barrier_release_ = false;  // the release in progress is a barrier's
   // A diff of `page` leaves its twin up to date (kept) or frees it.
   bool keeps_twin(size_t page, bool keep) const { return keep && (kept_.empty() || kept_[page] != 0); }

@@ -40,8 +40,10 @@
 //     barriers);
 //   - a page moves at most kMoveBudget times (no endless ping-pong);
 //   - a barrier makes at most move_budget_ moves by the second-epoch rule
-//     (the group rule's are not counted), a budget that doubles whenever a
-//     barrier spends it all: 64 first, then 128, 256...;
+//     (the group rule's are not counted, nor those of a whole group w wrote
+//     alone in two epochs whose home named it maybe written: no scatter), a
+//     budget that doubles whenever a barrier spends it all: 64 first, then
+//     128, 256...;
 //   - a move is regretted when a node other than the new home writes the
 //     page later; once a quarter of 64 or more moves are, no page moves any
 //     more.
@@ -161,6 +163,8 @@ constexpr uint8_t kMoveBudget = 8;
 constexpr size_t kMoveGroup = 16;
 constexpr uint8_t kWithheldMerge = 2;  // withheld_: the home may have written the page too
 constexpr size_t kRegretSample = 64;   // moves made before their regrets may stop the moves
+constexpr uint8_t kGroupAlone = 1;      // migrate_homes: the page's aligned group written by its writer alone
+constexpr uint8_t kGroupHomeMaybe = 2;  // ... but the page named maybe written by its home
 }  // namespace
 
 bool Hlrc::keep_withheld_on(size_t page, uint32_t entry, int writer) {
@@ -172,22 +176,6 @@ bool Hlrc::keep_withheld_on(size_t page, uint32_t entry, int writer) {
 bool Hlrc::moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t moves, int16_t often) {
   return (last == kNoWriter || last == w) && (last == w || whole_group) && moves < kMoveBudget &&
          (often == kNoWriter || often == w);
-}
-
-void Hlrc::stay_tracked(uint32_t page, int16_t writer) {
-  // This home named the page maybe written only because w copied it while
-  // the home wrote it unnoticed (a first copy): w's copy goes on that
-  // notice, and with nobody's copy left the page would go back to
-  // untracked at the barrier's end (settle_deferred_home_pages), so that
-  // w's next copy, another first one, is named maybe written again, its
-  // copy dropped again, and the group never moves but by the budget, 64,
-  // 128, 256 pages a barrier: a SPLASH LU worker's part of the master's
-  // data went home as diffs after five barriers in turn, and was fetched
-  // back after each.  Held tracked through the barrier's end, the page is
-  // copied as any tracked page next time (no notice of the home's unless
-  // it writes it), and the group rule moves it at the next barrier.  A home
-  // that does write it takes one write fault.
-  if (home_[page] == self_ && writer >= 0 && writer != (int16_t)self_) stay_tracked_.push_back(page);
 }
 
 void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
@@ -232,7 +220,12 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
 
   // Whether the aligned group of kMoveGroup pages around each touched page
   // was written in the epoch by that page's writer alone (read before the
-  // loop below resets the epoch's writers).
+  // loop below resets the epoch's writers).  A page of the group moved to
+  // the writer already and written by nobody else counts as the writer's:
+  // it writes its own home pages unnoticed.  (Moved pages only: their homes
+  // are known alike everywhere.)  A SPLASH LU worker's part, some of whose
+  // pages the budget had moved, was otherwise left to the budget for good,
+  // its diffs sent home at every barrier until then.
   std::vector<uint8_t> in_run(touched.size(), 0);
   for (size_t i = 0; i < touched.size(); ++i) {
     uint32_t p = touched[i];
@@ -240,18 +233,18 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
     if (w < 0) continue;
     size_t first = p & ~(size_t)(kMoveGroup - 1);
     bool all = first + kMoveGroup <= pages_;
-    for (size_t q = first; all && q < first + kMoveGroup; ++q) all = epoch_writer_[q] == w;
-    in_run[i] = all;
+    for (size_t q = first; all && q < first + kMoveGroup; ++q)
+      all = epoch_writer_[q] == w || (epoch_writer_[q] == kNoWriter && moves_[q] != 0 && home_[q] == w);
+    in_run[i] = all ? kGroupAlone : 0;
   }
   // A page its home named maybe written in the epoch may have been written
-  // by the home too: it is w's alone only if w wrote it alone before.
+  // by the home too: it is w's alone only if w wrote it alone before, and
+  // then it moves outside the budget, which is for scattered pages.
   if (!home_maybe.empty()) {
     std::sort(home_maybe.begin(), home_maybe.end());
     for (size_t i = 0; i < touched.size(); ++i)
-      if (in_run[i] && std::binary_search(home_maybe.begin(), home_maybe.end(), touched[i])) {
-        in_run[i] = 0;
-        stay_tracked(touched[i], epoch_writer_[touched[i]]);
-      }
+      if (in_run[i] && std::binary_search(home_maybe.begin(), home_maybe.end(), touched[i]))
+        in_run[i] = kGroupHomeMaybe;
   }
 
   std::vector<uint32_t> became_home;
@@ -263,15 +256,17 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
     int16_t w = epoch_writer_[p], last = last_writer_[p];
     epoch_writer_[p] = kNoWriter;
     last_writer_[p] = w;
-    if (w < 0 || moves_stopped_ || !moves_to_writer(last, w, in_run[i], moves_[p], often_writer_[p])) continue;
-    if (!in_run[i] && budgeted == move_budget_) continue;
+    const bool group = in_run[i] == kGroupAlone;
+    if (w < 0 || moves_stopped_ || !moves_to_writer(last, w, group, moves_[p], often_writer_[p])) continue;
+    const bool budget = !group && !(in_run[i] == kGroupHomeMaybe && last == w);
+    if (budget && budgeted == move_budget_) continue;
     bool first = moves_[p] == 0;
     if (!first && home_[p] == w) continue;  // already there, and known so everywhere
     // Counted whether or not the page was there already: a node that has
     // not looked its home up cannot tell, and the counts must agree.
     on_trial_[p] = 1;
     ++moves_made_;
-    if (!in_run[i]) ++budgeted;
+    if (budget) ++budgeted;
     ++moves_[p];
     ++moved;
     move_home(p, w, target, batch, became_home);

@@ -287,33 +287,26 @@ void Hlrc::keep_written(const std::vector<uint32_t> &written) {
 }
 
 void Hlrc::settle_deferred_home_pages() {
-  if (deferred_home_pages_.empty()) {
-    stay_tracked_.clear();
-    return;
-  }
+  if (deferred_home_pages_.empty()) return;
   std::lock_guard<FutexLock> g(mu_);
   // A page that no other node has a copy of any more (they dropped them on
   // this barrier's notices, and sent their uncounts first) goes back to
   // untracked, writable: a transpose's rows, copied in one phase and
   // written by their home in the next, cost no twin and no comparison, and
   // a radix sort's buckets, dropped from probation, no write protection.
-  // Not the pages the moves hold tracked (stay_tracked_), whose writer
-  // dropped its copy only on this node's "maybe written".
   // The others get their twin (still kept) or are write-protected.
   std::vector<uint32_t> still;
   ProtectionBatch batch(*region_);
   bool fenced = false;
   for (uint32_t p : deferred_home_pages_) {
     if (home_[p] != self_ || state_[p] != kWritable || has_twin_[p] || untracked_[p]) continue;
-    const bool stays_tracked = std::binary_search(stay_tracked_.begin(), stay_tracked_.end(), p);
-    if (!stays_tracked && untrack_uncopied_home_page(p, fenced)) continue;
+    if (untrack_uncopied_home_page(p, fenced)) continue;
     if (kept_[p])
       still.push_back(p);
     else
       protect_unkept(p, batch);
   }
   deferred_home_pages_.clear();
-  stay_tracked_.clear();
   apply_unkeeping(batch);
   give_twins(still);
   const bool streaming = still.size() > kStreamedRefreshPages;

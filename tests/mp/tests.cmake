@@ -35,6 +35,11 @@ endforeach()
 if(TARGET splash_radix)
   rdsm_mp_test(hang_forked 40 hang.sh ${RDSM_MP_EXE} $<TARGET_FILE:splash_radix> forked)
 endif()
+# A master-initialised SPLASH-style LU: the worker's part moves to it
+# within a few barriers, with few diffs (lu_moves.sh).
+if(TARGET splash_lu)
+  rdsm_mp_test(lu_moves 60 lu_moves.sh ${RDSM_MP_EXE} $<TARGET_FILE:splash_lu>)
+endif()
 
 # A node that dies in the middle of moving page homes, under the default
 # preset and under the message-based baseline with migration.
@@ -227,6 +232,9 @@ add_held_node_test(strided_tiles 2 -)
 # with its diffs withheld; a group another node wrote a page of too stays,
 # and the withheld diffs go home after all.
 add_held_node_test(first_epoch_move 3 -)
+# A group written whole by a node that some of its pages moved to already
+# (group_after_moves.c): the rest moves by the group rule.
+add_held_node_test(group_after_moves 2 -)
 # Pages a node writes alone in two epochs in a row, in scattered pages
 # (useless_moves.c): a barrier moves at most its budget of them, and once
 # the pages moved are written by their old home, moves stop for good.
