@@ -10,7 +10,9 @@
 // of which only some bytes changed (a radix key keeps its zero high byte)
 // takes its bytes one by one, or a 16-byte byte-masked streaming store
 // (MASKMOVDQU, SSE2), which bypasses the cache.  Which is faster depends on
-// the CPU (fabric/masked_copy.hpp: best_masked_way).
+// the CPU (fabric/masked_copy.hpp: best_masked_way).  A writer that holds
+// the page alone may blend instead (fabric/masked_blend.hpp): the last
+// column.
 // This program measures every way on P pages (default 4096, more than the
 // caches hold: a diff's home page is seldom cached at the writer), each
 // shape in turn, the median over R rounds (default 15) of the microseconds
@@ -25,6 +27,7 @@
 
 #include "common/backend_views.hpp"
 #include "common/clock.hpp"
+#include "fabric/masked_blend.hpp"
 #include "fabric/masked_copy.hpp"
 #include "protocol/diff.hpp"
 
@@ -74,7 +77,7 @@ int main(int argc, char **argv) {
   printf("byte-masked write of a page (micro_masked, %zu pages, median of %d rounds): us per page\n", n, a.rounds);
   printf("  %-40s", "shape");
   for (MaskedWay w : kWays) printf(" %10s", fabric::masked_way_name(w));
-  printf("\n");
+  printf(" %10s\n", "alone");
   std::string json = "{\"pages\": " + std::to_string(n) + ", \"rounds\": " + std::to_string(a.rounds) +
                      ", \"runtime_way\": \"" + fabric::masked_way_name(fabric::best_masked_way()) + "\", \"rows\": [";
   bool wrong = false;
@@ -115,11 +118,26 @@ int main(int argc, char **argv) {
       json += cell;
       first = false;
     }
-    printf("\n");
+    // The blend of a writer that holds the page alone (put_masked_alone).
+    std::vector<double> times;
+    for (int r = 0; r < a.rounds; ++r) {
+      memcpy(target.data(), base.data(), n * kPage);
+      uint64_t t0 = now_ns();
+      for (size_t p = 0; p < n; ++p)
+        fabric::masked_blend(&target[p * kPage], &page[p * kPage], &mask[p * kPage / 64], kPage);
+      times.push_back((double)(now_ns() - t0) / 1e3 / (double)n);
+      if (target != expect) wrong = true;
+    }
+    std::sort(times.begin(), times.end());
+    printf(" %10.2f\n", times[times.size() / 2]);
+    char cell[64];
+    snprintf(cell, sizeof cell, "%s\"alone\": %.4f", first ? "" : ", ", times[times.size() / 2]);
+    json += cell;
     json += "}}";
   }
   json += "]}\n";
-  printf("  ('-': this CPU lacks the instructions; the runtime takes the %s way)\n",
+  printf("  ('-': this CPU lacks the instructions; the runtime takes the %s way; 'alone': the blend of a\n"
+         "   writer that holds the page alone, each 32 bytes read and written whole)\n",
          fabric::masked_way_name(fabric::best_masked_way()));
   if (wrong) {
     printf("FAIL micro_masked: a way wrote bytes outside the mask or missed some inside it\n");

@@ -143,9 +143,11 @@ typedef struct rdsm_stats {
    * dropped untouched; refreshed: copies read anew at an acquire instead of
    * invalidated (pages this node re-reads after every invalidation);
    * written_ahead: pages opened for writing ahead of a stream of write
-   * faults, of which unwritten were closed at the release unwritten */
+   * faults, of which unwritten were closed at the release unwritten;
+   * diffs_claimed: diffs written while holding the home's page alone (whole
+   * pages, and byte-masked writes blended in place) */
   uint64_t diff_ops, migrations, prefetched, prefetch_used, prefetch_wasted, refreshed;
-  uint64_t written_ahead, written_ahead_unused;
+  uint64_t written_ahead, written_ahead_unused, diffs_claimed;
   /* The emu fabric's charges (zero under any other fabric), seconds:
    * emu_host_overhead, the host overhead this node's threads spun;
    * emu_occupancy, emu_bandwidth and emu_latency, the NI occupancy (packets

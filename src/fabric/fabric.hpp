@@ -94,6 +94,19 @@ class Fabric {
   // with an indexed datatype), which is what this default does.
   virtual void put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
                           size_t n);
+  // put_masked_alone: put_masked by a writer that holds the target bytes
+  // alone until it returns (nobody else writes them meanwhile: the
+  // protocol's claim of the page, whole_page_writes.cpp).  A transport that
+  // maps the target here (blends_in_place) rewrites the unmasked bytes with
+  // the values they hold (masked_blend.hpp): when most words are only
+  // partly masked that costs what a plain copy does, a byte-masked store
+  // several times more.  Elsewhere it is put_masked, and claiming the
+  // target first would buy nothing.
+  virtual void put_masked_alone(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                                size_t n) {
+    put_masked(dst, seg, off, src, mask, n);
+  }
+  virtual bool blends_in_place(NodeId /*dst*/, SegmentId /*seg*/) const { return false; }
   // get: blocking; the bytes are in `dst` when it returns.
   virtual void get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) = 0;
   // get into this node's own segment `into` at `into_off`, whose memory

@@ -69,6 +69,9 @@ class MpiFabric final : public Fabric {
   void put(NodeId dst, SegmentId seg, uint64_t off, const void *src, size_t n) override;
   void put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
                   size_t n) override;
+  void put_masked_alone(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                        size_t n) override;
+  bool blends_in_place(NodeId dst, SegmentId seg) const override;
   // One MPI_Put with an indexed target datatype: a diff of scattered runs
   // costs one operation and one completion, not one per run.
   void putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t count) override;

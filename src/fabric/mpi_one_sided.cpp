@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "fabric/mpi_environment.hpp"
 #include "fabric/mapped_ops.hpp"
+#include "fabric/masked_blend.hpp"
 #include "fabric/masked_copy.hpp"
 #include "fabric/mpi_fabric.hpp"
 #include "stats/stats.hpp"
@@ -157,6 +158,20 @@ void MpiFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *
     return masked_copy(w.peer[dst] + off, static_cast<const uint8_t *>(src), mask, n);
   }
   Fabric::put_masked(dst, seg, off, src, mask, n);
+}
+
+bool MpiFabric::blends_in_place(NodeId dst, SegmentId seg) const {
+  uint32_t count = nwins_.load(std::memory_order_acquire);
+  return seg < count && wins_[seg].peer && dst >= 0 && dst < nodes_ && wins_[seg].peer[dst];
+}
+
+// In place where the target is mapped (a peer on this host), else put_masked.
+void MpiFabric::put_masked_alone(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                                 size_t n) {
+  if (n % 64) fatal("fabric put_masked_alone: %zu bytes is not a multiple of 64", n);
+  if (!blends_in_place(dst, seg)) return put_masked(dst, seg, off, src, mask, n);
+  const Win &w = window("put_masked_alone", dst, seg, off, n);
+  masked_blend(w.peer[dst] + off, static_cast<const uint8_t *>(src), mask, n);
 }
 
 void MpiFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {

@@ -53,6 +53,9 @@ class ShmFabric final : public Fabric {
   void putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t count) override;
   void put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
                   size_t n) override;
+  void put_masked_alone(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                        size_t n) override;
+  bool blends_in_place(NodeId, SegmentId) const override { return true; }
   void get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) override;
   void get_fresh(NodeId src, SegmentId seg, uint64_t off, const Segment &into, uint64_t into_off, size_t n) override;
   uint64_t cas(NodeId dst, SegmentId seg, uint64_t off, uint64_t expected, uint64_t desired) override;

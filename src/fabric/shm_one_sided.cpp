@@ -8,6 +8,7 @@
 #include "common/bits.hpp"
 #include "common/error.hpp"
 #include "fabric/mapped_ops.hpp"
+#include "fabric/masked_blend.hpp"
 #include "fabric/masked_copy.hpp"
 #include "fabric/shm_fabric.hpp"
 #include "stats/stats.hpp"
@@ -72,6 +73,18 @@ void ShmFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *
     traced(rank_, dst, trace::OpClass::put, bytes);
   }
   masked_copy(p, static_cast<const uint8_t *>(src), mask, n);
+}
+
+void ShmFabric::put_masked_alone(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                                 size_t n) {
+  if (n % 64) fatal("fabric put_masked_alone: %zu bytes is not a multiple of 64", n);
+  uint8_t *p = target("put_masked_alone", dst, seg, off, n);
+  if (trace::on()) {  // only the bytes the mask selects would travel
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n / 64; ++i) bytes += count_bits(mask[i]);
+    traced(rank_, dst, trace::OpClass::put, bytes);
+  }
+  masked_blend(p, static_cast<const uint8_t *>(src), mask, n);
 }
 
 void ShmFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {

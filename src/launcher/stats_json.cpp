@@ -148,6 +148,7 @@ std::string node_json(const NodeRecord &n, bool emu) {
       {"refreshed", num(s.refreshed)},
       {"written_ahead", num(s.written_ahead)},
       {"written_ahead_unused", num(s.written_ahead_unused)},
+      {"diffs_claimed", num(s.diffs_claimed)},
   };
   std::string out = "    {";
   bool first = true;

@@ -68,11 +68,13 @@ std::vector<double> counts_of(const rdsm_stats &s) {
 
 // What the protocol's optimisations did: diff operations, home
 // migrations, prefetches and how many of them were used, refreshes, pages
-// opened ahead of write streams and how many of them stayed unwritten.
+// opened ahead of write streams and how many of them stayed unwritten,
+// diffs written with the home's page claimed.
 std::vector<double> protocol_counts_of(const rdsm_stats &s) {
   return {(double)s.diff_ops,  (double)s.invalidations, (double)s.migrations,
           (double)s.prefetched, (double)s.prefetch_used, (double)s.prefetch_wasted,
-          (double)s.refreshed,  (double)s.written_ahead, (double)s.written_ahead_unused};
+          (double)s.refreshed,  (double)s.written_ahead, (double)s.written_ahead_unused,
+          (double)s.diffs_claimed};
 }
 
 // The emu fabric's charges by parameter, then what the node waited for them.
@@ -130,11 +132,11 @@ void print_summary(FILE *out, const RunConfig &cfg, const JobResult &result) {
   Table counts({"node", "read faults", "write faults", "fetches", "twins", "diffs", "diff KiB", "messages",
                 "msg KiB", "one-sided"});
   Table protocol({"node", "diff ops", "invalidations", "migrated in", "prefetched", "used", "wasted", "refreshed",
-                  "opened ahead", "unwritten"});
+                  "opened ahead", "unwritten", "claimed"});
   Table emu({"node", "host overhead", "occupancy", "bandwidth", "latency", "NI wait", "interrupt", "waited"});
   Table thread_events({"thread", "faults", "locks"});
   bool any_threads = false;
-  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(9, 0.0), emu_sum(7, 0.0);
+  std::vector<double> time_sum(7, 0.0), count_sum(9, 0.0), protocol_sum(10, 0.0), emu_sum(7, 0.0);
   for (const auto &n : result.nodes) {
     // Appended rather than "w" + std::to_string(...): GCC 12 at -O3 warns
     // (-Wrestrict) about the inlined operator+(const char *, string &&).

@@ -81,7 +81,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
   std::vector<uint64_t> masks;
   // Counted here and added once at the end: an atomic add per page, right
   // after its write home, waits for that write's stores to drain.
-  uint64_t diffs = 0, diff_bytes = 0, diff_ops = 0;
+  uint64_t diffs = 0, diff_bytes = 0, diff_ops = 0, claimed = 0;
   auto done_with = [&](uint32_t p, bool keep_twin, size_t bytes) {
     if (!keep_twin) free_twin(p);
     ++diffs;
@@ -90,6 +90,9 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
   };
   for (size_t i = 0; i < order.size();) {
     int home = home_[order[i]];
+    // Where the home's copy is mapped here, a claimed page's masked write is a blend.
+    const bool blends = f_.blends_in_place(home, data_seg_.id);
+    int8_t parked = 0;
     pieces_.clear();
     version_pieces_.clear();
     auto add_piece = [this](uint64_t off, const uint8_t *src, size_t n) {
@@ -150,11 +153,21 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
                             : diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
       // Even an empty diff bumps the version: readers wait for this interval.
       version_pieces_.push_back({((uint64_t)p * nodes_ + self_) * sizeof(uint32_t), &interval, sizeof interval});
-      if (count >= kWholeMinRuns && whole_axis && write_whole(home, p)) {
+      // Written alone under a claim of the home's page: whole if this copy
+      // is the home's but for its writes, else (many runs) blended in place.
+      size_t alone_bytes = 0;
+      if (count >= kWholeMinRuns && whole_axis) {
+        if (write_whole(home, p))
+          alone_bytes = kPageBytes;
+        else if (masked && blends && write_masked_alone(home, p, mask_buf_.data(), parked))
+          alone_bytes = masked_bytes;
+      }
+      if (alone_bytes) {
         ++diff_ops;
+        ++claimed;
         const bool keep_twin = keeps_twin(p, keep);
         if (keep_twin) memcpy(twin_to_write(p, true), page, kPageBytes);
-        done_with(p, keep_twin, kPageBytes);
+        done_with(p, keep_twin, alone_bytes);
       } else if (count >= kWholeMinRuns && masked) {
         runs_pages.push_back({p, masks.size() / (kPageBytes / 64), 0, masked_bytes});
         masks.insert(masks.end(), mask_buf_.begin(), mask_buf_.begin() + kPageBytes / 64);
@@ -185,11 +198,13 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       f_.flush(home);  // the versions are visible before the writes end
       end_runs_writes(home);
     }
+    let_go_of_parked(home, parked);
   }
   f_.flush_all();
   add(stats().diffs, diffs);
   add(stats().diff_bytes, diff_bytes);
   add(stats().diff_ops, diff_ops);
+  add(stats().diffs_claimed, claimed);
 }
 
 void Hlrc::propagate_diffs(const std::vector<uint32_t> &pages, uint32_t interval, bool keep,

@@ -55,7 +55,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
   version_seg_ = f_.register_segment(pages_ * nodes_ * sizeof(uint32_t));
   // One word per page, and after them the count and the log of first
   // copies (first_copy_log.cpp).
-  copies_seg_ = f_.register_segment((pages_ + 1 + kFirstCopyLog) * sizeof(uint64_t));
+  copies_seg_ = f_.register_segment((pages_ + kParkedWord + 1) * sizeof(uint64_t));
   versions_ = reinterpret_cast<uint32_t *>(version_seg_.base);
   required_ = map_zeroed_words(pages_ * nodes_);
   if (cfg_.coherence == CoherenceAxis::hardware) {

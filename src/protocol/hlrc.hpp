@@ -422,6 +422,8 @@ class Hlrc final : public Protocol {
   // since its last release, and the log to learn which (close_interval).
   static constexpr uint64_t kFirstCopyLog = 256;  // entries of the log
   std::atomic_ref<uint64_t> first_copies_here() { return copies_here(pages_); }
+  // The word after the log: the node's parked flag and holders (whole_page_writes.cpp).
+  static constexpr size_t kParkedWord = 1 + kFirstCopyLog;  // after the pages' words
   // Copies of pages the home writes untracked (their words had the bit) are
   // counted among its first copies and logged: one just counted here
   // (`before`: its word), or the scratch's `firsts` counted at `home`.
@@ -528,6 +530,13 @@ class Hlrc final : public Protocol {
   // Tries to claim `page` at `home`; if it can, writes the whole page there
   // and releases the claim.
   bool write_whole(int home, uint32_t page);
+  // As write_whole whatever the copy's base, writing the bytes `mask` selects; `parked`: this flush's
+  // hold on the home's parked word (0 not asked yet, 1 held, -1 the home is not parked).
+  bool write_masked_alone(int home, uint32_t page, const uint64_t *mask, int8_t &parked);
+  bool home_is_parked(int home, int8_t &parked);
+  void let_go_of_parked(int home, int8_t &parked);
+  void park();    // this node's application threads are all in a barrier, before its release
+  void unpark();  // and are about to leave it
   // Registers this node as a runs writer of held_[from, end)'s pages in one batch; words
   // with kWhole: a whole-page write was in progress (write again).
   void register_runs(int home, size_t from);

@@ -83,6 +83,10 @@ void Hlrc::barrier_impl(bool migrate) {
     return;
   }
   std::lock_guard<std::mutex> gate(sync_mu_);
+  // The node's application threads are all here until unpark: nothing
+  // writes its home pages but other nodes' diffs (its own release only
+  // reads them, for twins and comparisons).
+  park();
   withhold_at_release_ = migrate && may_withhold();
   barrier_release_ = true;
   release_gated();
@@ -108,6 +112,7 @@ void Hlrc::barrier_impl(bool migrate) {
         target[w] = std::max(target[w], v);
       }
   }
+  unpark();
   uint64_t t1 = now_ns();
   learn_limit_ = target;  // withheld pages up to this barrier may now be counted on
   add(stats().barrier_wait_ns, t1 - t0);

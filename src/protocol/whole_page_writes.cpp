@@ -28,12 +28,38 @@
 //     and again once `whole` is clear (its first write may have been
 //     overwritten with the older bytes).  Nobody waits while holding
 //     `whole`, so there is no deadlock between two nodes flushing.
+//   - A page that cannot go whole (its copy's base is unknown, or the home's
+//     copy changed since) may still be written by a byte-masked write under
+//     the same claim, from quiet at any generation: while `whole` is set
+//     nobody else changes the home's copy, so a transport that maps it can
+//     write each 32 bytes back whole, the unmasked bytes with the values
+//     they hold (put_masked_alone).  A byte-masked store of a page whose
+//     every word is only partly written (radix keys: the high byte stays
+//     zero) costs four times as much (micro_masked).
+//   - Such a claim may also be taken while `home` is set, if the home is
+//     parked: its application threads are all in a barrier, from before
+//     its release to the barrier's end (park, unpark), so none of them
+//     writes; its release only reads its home pages (comparisons, twins),
+//     as it may while other nodes' diffs arrive in any case.
+//     The home's parked word (after the first-copy log) has the flag and
+//     a count of nodes holding it; a flush to the home adds itself to the
+//     count once (home_is_parked), sees the flag or takes itself off
+//     again, and lets go after its last page there.  The home clears the
+//     flag only once the count is zero, right after the barrier's wait and
+//     before any of its own work on home pages (moves, twins), so no
+//     application store and no write by the home's runtime meets a blend.
+//     A scatter's pages (radix: the destination, homed by block, written
+//     by every node) are writable at their home, untracked or kept, so
+//     this is the case of the later node's flush: the other is in the
+//     barrier already.
 //   - Readers need nothing new: versions are written after the data as
 //     always, and the bytes a whole-page write does not change it rewrites
 //     with the values they already have.
 // Generations wrap after 2^26 changes of a page between a copy's fetch and
 // its flush; the claim could then succeed wrongly, which no run comes near.
 #include <sched.h>
+#include <cstdio>
+#include <cstdlib>
 
 #include "common/fault_inject.hpp"
 #include "protocol/hlrc.hpp"
@@ -91,6 +117,72 @@ bool Hlrc::write_whole(int home, uint32_t page) {
   }
   copy_gen_[page] = pw::kNoGen;  // changed by someone else: runs from now on
   return false;
+}
+
+namespace {
+constexpr uint64_t kParked = 1ull << 63;  // in the parked word; the bits below count its holders
+}  // namespace
+
+bool Hlrc::write_masked_alone(int home, uint32_t page, const uint64_t *mask, int8_t &parked) {
+  const uint64_t off = page * sizeof(uint64_t);
+  uint64_t w = f_.atomic_load(home, copies_seg_.id, off);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (w & (pw::kWritersMask | pw::kWhole)) return false;
+    if ((w & pw::kHome) && !home_is_parked(home, parked)) return false;
+    uint64_t seen = f_.cas(home, copies_seg_.id, off, w, w + pw::kWhole + pw::kWriter);
+    if (seen == w) {
+      f_.put_masked_alone(home, data_seg_.id, (uint64_t)page * kPageBytes, region_->sys_page(page), mask,
+                          kPageBytes);
+      f_.flush(home);
+      fault_point("whole_page");
+      uint64_t before = f_.fetch_add(home, copies_seg_.id, off, pw::kGen - pw::kWhole - pw::kWriter);
+      // The home's copy equals this copy only if nobody changed it since
+      // the copy was taken: the bytes this node did not write are the
+      // home's, which may be newer (the home's own writes show in the
+      // generation only once it stops writing).
+      copy_gen_[page] = pw::quiet(w) && pw::gen(w) == copy_gen_[page] ? pw::gen(before + pw::kGen) : pw::kNoGen;
+      return true;
+    }
+    w = seen;
+  }
+  return false;
+}
+
+bool Hlrc::home_is_parked(int home, int8_t &parked) {
+  const uint64_t off = (pages_ + kParkedWord) * sizeof(uint64_t);
+  if (parked == 0) {
+    const uint64_t before = f_.fetch_add(home, copies_seg_.id, off, 1);
+    parked = (before & kParked) ? 1 : -1;
+    if (parked < 0) f_.fetch_add(home, copies_seg_.id, off, (uint64_t)-1);
+  }
+  return parked > 0;
+}
+
+void Hlrc::let_go_of_parked(int home, int8_t &parked) {
+  if (parked > 0) f_.fetch_add(home, copies_seg_.id, (pages_ + kParkedWord) * sizeof(uint64_t), (uint64_t)-1);
+  parked = 0;
+}
+
+void Hlrc::park() {
+  if (!whole_pages()) return;
+  // Ordered after the release's stores to home pages: a node that sees the
+  // flag reads them.
+  copies_here(pages_ + kParkedWord).fetch_or(kParked, std::memory_order_seq_cst);
+}
+
+void Hlrc::unpark() {
+  if (!whole_pages()) return;
+  // Writers that hold the flag are in the middle of pages the application
+  // may write next: wait for them (a flush to this node, short).
+  uint64_t w = copies_here(pages_ + kParkedWord).load(std::memory_order_seq_cst);
+  for (;;) {
+    if (w & ~kParked) {
+      sched_yield();
+      w = copies_here(pages_ + kParkedWord).load(std::memory_order_seq_cst);
+      continue;
+    }
+    if (copies_here(pages_ + kParkedWord).compare_exchange_weak(w, 0, std::memory_order_seq_cst)) return;
+  }
 }
 
 void Hlrc::register_runs(int home, size_t from) {

@@ -39,7 +39,7 @@ fields = ("total", "compute", "data_wait", "lock_wait", "barrier_wait", "barrier
           "read_faults", "write_faults", "pages_fetched", "twins", "diffs", "diff_bytes",
           "messages_sent", "message_bytes", "one_sided_ops", "invalidations", "lock_acquires", "barriers",
           "diff_ops", "migrations", "prefetched", "prefetch_used", "prefetch_wasted", "refreshed",
-          "written_ahead", "written_ahead_unused")
+          "written_ahead", "written_ahead_unused", "diffs_claimed")
 # The emu fabric's members appear under that fabric only.
 if s["fabric"] != "emu":
     check("emu" not in s, "an emu member under fabric %s" % s["fabric"])
@@ -55,7 +55,7 @@ PY
 expect_stderr '^rdsm: protocol [a-z0-9_-]+, handler (interrupt|poll), memory (uffd|mprotect), 3 nodes, fabric [a-z0-9_-]+, wall time [0-9.]+ s$'
 expect_stderr '^node +total\(s\) +compute +data wait +lock wait +barrier wait +barrier proto +handler$'
 expect_stderr '^node +read faults +write faults +fetches +twins +diffs +diff KiB +messages +msg KiB +one-sided$'
-expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted +refreshed +opened ahead +unwritten$'
+expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted +refreshed +opened ahead +unwritten +claimed$'
 for row in 0 1 2 mean; do
   [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/err")" -eq 3 ] || fail "the summary does not have three rows for $row"
 done

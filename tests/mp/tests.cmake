@@ -235,6 +235,16 @@ add_held_node_test(first_epoch_move 3 -)
 # A group written whole by a node that some of its pages moved to already
 # (group_after_moves.c): the rest moves by the group rule.
 add_held_node_test(group_after_moves 2 -)
+# A diff of partly written words, of pages its home writes too, blended in
+# place while the home is parked in the barrier (parked_blend.c); homes
+# fixed, so that each round both nodes write every page at its home.
+foreach(handler interrupt poll)
+  add_test(NAME mp.parked_blend.${handler}
+           COMMAND $<TARGET_FILE:rdsm> run -n 2 --protocol rdsm --axes home=fixed --handler ${handler} --timeout 60
+                   --quiet $<TARGET_FILE:mp_parked_blend>)
+  set_tests_properties(mp.parked_blend.${handler} PROPERTIES LABELS mp TIMEOUT 90 PASS_REGULAR_EXPRESSION "PASS"
+                       FAIL_REGULAR_EXPRESSION "FAIL" ENVIRONMENT "RDSM_FAULT=")
+endforeach()
 # Pages a node writes alone in two epochs in a row, in scattered pages
 # (useless_moves.c): a barrier moves at most its budget of them, and once
 # the pages moved are written by their old home, moves stop for good.

@@ -29,7 +29,7 @@ grep -q 'rdsm-stats' "$MP_TMP/out" "$MP_TMP/err" && fail "a rank's statistics li
 expect_stderr '^rdsm: protocol rdsm, handler interrupt, memory (uffd|mprotect), 2 nodes, fabric mpi, wall time [0-9.]+ s$'
 expect_stderr '^node +total\(s\) +compute +data wait +lock wait +barrier wait +barrier proto +handler$'
 expect_stderr '^node +read faults +write faults +fetches +twins +diffs +diff KiB +messages +msg KiB +one-sided$'
-expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted +refreshed +opened ahead +unwritten$'
+expect_stderr '^node +diff ops +invalidations +migrated in +prefetched +used +wasted +refreshed +opened ahead +unwritten +claimed$'
 for row in 0 1 mean; do
   [ "$(grep -Ec "^$row +[0-9]" "$MP_TMP/err")" -eq 3 ] || fail "the summary does not have three rows for $row"
 done

@@ -1,6 +1,7 @@
 // Tests of byte-masked diffs: the change mask of a page against its twin
-// (protocol/diff.hpp) and the masked copy and its runs (fabric/masked_copy.hpp),
-// against the obvious byte loop.
+// (protocol/diff.hpp), the masked copy and its runs (fabric/masked_copy.hpp)
+// and the exclusive masked blend (fabric/masked_blend.hpp), against the
+// obvious byte loop.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/masked_blend.hpp"
 #include "fabric/masked_copy.hpp"
 #include "protocol/diff.hpp"
 #include "simd_isa_params.hpp"
@@ -100,6 +102,22 @@ TEST_P(ChangeMask, EdgesOfChunks) {
 
 INSTANTIATE_TEST_SUITE_P(EverySimdIsa, ChangeMask, rdsm::testing::all_simd_isas(), rdsm::testing::simd_isa_name);
 
+// Writes page into a target made of twin and bytes of another writer
+// (`write(target)`), and checks the result byte by byte: the masked bytes
+// are the page's, the others what the target held.
+template <class Write>
+void check_masked_write(std::mt19937_64 &rng, const Bytes &twin, const Bytes &page, const uint64_t *mask, int trial,
+                        Write write) {
+  Bytes target = twin, expect = twin;
+  for (size_t i = 0; i < kPage; ++i) {
+    bool masked = (mask[i / 64] >> (i % 64)) & 1;
+    if (!masked && rng() % 3 == 0) target[i] = expect[i] = (uint8_t)rng();
+    if (masked) expect[i] = page[i];
+  }
+  write(target.data());
+  ASSERT_EQ(target, expect) << "trial " << trial;
+}
+
 // The masked copy writes exactly the masked bytes: the others keep what the
 // target held, however the mask is shaped.  Every way this CPU has.
 using rdsm::fabric::MaskedWay;
@@ -109,17 +127,10 @@ class MaskedCopy : public ::testing::TestWithParam<MaskedWay> {
   void SetUp() override {
     if (!rdsm::fabric::masked_way_available(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
   }
-  // Copies page into a target made of twin and bytes of another writer,
-  // and checks the result byte by byte.
   void check(std::mt19937_64 &rng, const Bytes &twin, const Bytes &page, const uint64_t *mask, int trial) const {
-    Bytes target = twin, expect = twin;
-    for (size_t i = 0; i < kPage; ++i) {
-      bool masked = (mask[i / 64] >> (i % 64)) & 1;
-      if (!masked && rng() % 3 == 0) target[i] = expect[i] = (uint8_t)rng();
-      if (masked) expect[i] = page[i];
-    }
-    rdsm::fabric::masked_copy_with(GetParam(), target.data(), page.data(), mask, kPage);
-    ASSERT_EQ(target, expect) << "trial " << trial;
+    check_masked_write(rng, twin, page, mask, trial, [&](uint8_t *target) {
+      rdsm::fabric::masked_copy_with(GetParam(), target, page.data(), mask, kPage);
+    });
   }
 };
 
@@ -160,6 +171,48 @@ INSTANTIATE_TEST_SUITE_P(EveryWay, MaskedCopy,
                          [](const ::testing::TestParamInfo<MaskedWay> &info) {
                            return std::string(rdsm::fabric::masked_way_name(info.param));
                          });
+
+// The blend leaves every unmasked byte as the target held it and takes
+// every masked one from the page: random masks of every density and run
+// length, the radix shape (each 4-byte word partly changed), and the
+// empty and full masks.  Every instruction set this CPU has.
+class MaskedBlend : public ::testing::TestWithParam<rdsm::SimdIsa> {
+ protected:
+  void SetUp() override {
+    if (!rdsm::simd_isa_available(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
+  }
+  void check(std::mt19937_64 &rng, const Bytes &twin, const Bytes &page, const uint64_t *mask, int trial) const {
+    check_masked_write(rng, twin, page, mask, trial, [&](uint8_t *target) {
+      rdsm::fabric::masked_blend_with(GetParam(), target, page.data(), mask, kPage);
+    });
+  }
+};
+
+TEST_P(MaskedBlend, WritesMaskedBytesKeepsTheOthers) {
+  std::mt19937_64 rng(19);
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes twin, page;
+    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
+    uint64_t mask[kPage / 64];
+    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+    check(rng, twin, page, mask, trial);
+  }
+  Bytes twin(kPage), page(kPage);
+  for (size_t i = 0; i < kPage; i += 4) {  // radix keys below 2^19: the high byte never changes
+    uint32_t a = (uint32_t)(rng() % 524288), b = (uint32_t)(rng() % 524288);
+    memcpy(&twin[i], &a, 4);
+    memcpy(&page[i], &b, 4);
+  }
+  uint64_t mask[kPage / 64];
+  rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+  check(rng, twin, page, mask, -1);
+  for (uint64_t all : {0ull, ~0ull}) {
+    for (auto &m : mask) m = all;
+    check(rng, twin, page, mask, all ? -3 : -2);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EverySimdIsa, MaskedBlend, rdsm::testing::all_simd_isas(), rdsm::testing::simd_isa_name);
 
 // A mask's runs as pieces of a gathering write, one piece a run.
 TEST(MaskToPieces, OnePieceEachRun) {
