@@ -152,14 +152,14 @@ void MpiFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t coun
 void MpiFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
                            size_t n) {
   if (n % 64) fatal("fabric put_masked: %zu bytes is not a multiple of 64", n);
-  uint32_t count = nwins_.load(std::memory_order_acquire);
-  if (seg < count && wins_[seg].peer && dst >= 0 && dst < nodes_ && wins_[seg].peer[dst]) {
+  if (blends_in_place(dst, seg)) {  // mapped here
     const Win &w = window("put_masked", dst, seg, off, n);
     return masked_copy(w.peer[dst] + off, static_cast<const uint8_t *>(src), mask, n);
   }
   Fabric::put_masked(dst, seg, off, src, mask, n);
 }
 
+// The target is mapped here (a peer on this host).
 bool MpiFabric::blends_in_place(NodeId dst, SegmentId seg) const {
   uint32_t count = nwins_.load(std::memory_order_acquire);
   return seg < count && wins_[seg].peer && dst >= 0 && dst < nodes_ && wins_[seg].peer[dst];

@@ -124,6 +124,7 @@ class ShmFabric final : public Fabric {
   // The target's bytes, checked and (unless `counted` is false: the
   // caller counts them together) counted as one operation.
   uint8_t *target(const char *op, NodeId node, SegmentId seg, uint64_t off, size_t n, bool counted = true);
+  uint8_t *masked_target(const char *op, NodeId dst, SegmentId seg, uint64_t off, const uint64_t *mask, size_t n);
   uint64_t *target_word(const char *op, NodeId node, SegmentId seg, uint64_t off, bool counted = true);
   void check_node(const char *op, NodeId node) const;
 

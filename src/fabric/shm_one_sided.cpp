@@ -63,28 +63,29 @@ void ShmFabric::putv(NodeId dst, SegmentId seg, const Piece *pieces, size_t coun
   mapped::putv(base, segs_[seg].bytes, seg, dst, pieces, count);
 }
 
-void ShmFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
-                           size_t n) {
-  if (n % 64) fatal("fabric put_masked: %zu bytes is not a multiple of 64", n);
-  uint8_t *p = target("put_masked", dst, seg, off, n);
-  if (trace::on()) {  // only the bytes the mask selects travel
+// The target of a masked write, checked, and traced with the bytes the
+// mask selects (only those travel).
+uint8_t *ShmFabric::masked_target(const char *op, NodeId dst, SegmentId seg, uint64_t off, const uint64_t *mask,
+                                  size_t n) {
+  if (n % 64) fatal("fabric %s: %zu bytes is not a multiple of 64", op, n);
+  uint8_t *p = target(op, dst, seg, off, n);
+  if (trace::on()) {
     uint64_t bytes = 0;
     for (size_t i = 0; i < n / 64; ++i) bytes += count_bits(mask[i]);
     traced(rank_, dst, trace::OpClass::put, bytes);
   }
-  masked_copy(p, static_cast<const uint8_t *>(src), mask, n);
+  return p;
+}
+
+void ShmFabric::put_masked(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
+                           size_t n) {
+  masked_copy(masked_target("put_masked", dst, seg, off, mask, n), static_cast<const uint8_t *>(src), mask, n);
 }
 
 void ShmFabric::put_masked_alone(NodeId dst, SegmentId seg, uint64_t off, const void *src, const uint64_t *mask,
                                  size_t n) {
-  if (n % 64) fatal("fabric put_masked_alone: %zu bytes is not a multiple of 64", n);
-  uint8_t *p = target("put_masked_alone", dst, seg, off, n);
-  if (trace::on()) {  // only the bytes the mask selects would travel
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < n / 64; ++i) bytes += count_bits(mask[i]);
-    traced(rank_, dst, trace::OpClass::put, bytes);
-  }
-  masked_blend(p, static_cast<const uint8_t *>(src), mask, n);
+  masked_blend(masked_target("put_masked_alone", dst, seg, off, mask, n), static_cast<const uint8_t *>(src), mask,
+               n);
 }
 
 void ShmFabric::get(NodeId src, SegmentId seg, uint64_t off, void *dst, size_t n) {

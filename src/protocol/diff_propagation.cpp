@@ -92,7 +92,6 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     int home = home_[order[i]];
     // Where the home's copy is mapped here, a claimed page's masked write is a blend.
     const bool blends = f_.blends_in_place(home, data_seg_.id);
-    int8_t parked = 0;
     pieces_.clear();
     version_pieces_.clear();
     auto add_piece = [this](uint64_t off, const uint8_t *src, size_t n) {
@@ -105,9 +104,9 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     };
     // The chunk's pages registered, then written.
     auto write_chunk = [&] {
-      const size_t held_from = held_.size();
+      const size_t held_from = runs_.held.size();
       if (whole_axis) {
-        for (const RunsPage &rp : runs_pages) held_.push_back({rp.page, 0});
+        for (const RunsPage &rp : runs_pages) runs_.held.push_back({rp.page, 0});
         register_runs(home, held_from);
       }
       for (size_t k = 0; k < runs_pages.size(); ++k) {
@@ -116,7 +115,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
         uint8_t *page = region_->sys_page(p);
         const bool keep_twin = keeps_twin(p, keep);
         // Registered while a whole-page write was under way: written again after it.
-        const bool repeat = whole_axis && (held_[held_from + k].word & page_word::kWhole);
+        const bool repeat = whole_axis && (runs_.held[held_from + k].word & page_word::kWhole);
         size_t bytes = 0;
         if (rp.count == 0) {
           const uint64_t *mask = masks.data() + rp.first * (kPageBytes / 64);
@@ -125,9 +124,9 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
           bytes = rp.bytes;
           if (keep_twin) memcpy(twin_to_write(p, true), page, kPageBytes);
           if (repeat) {
-            repeat_masked_.push_back(p);
-            repeat_masks_.insert(repeat_masks_.end(), mask, mask + kPageBytes / 64);
-            repeat_pages_.push_back(p);
+            runs_.repeat_masked.push_back(p);
+            runs_.repeat_masks.insert(runs_.repeat_masks.end(), mask, mask + kPageBytes / 64);
+            runs_.repeat_pages.push_back(p);
           }
         } else {
           for (size_t r = rp.first; r < rp.first + rp.count; ++r) {
@@ -135,9 +134,9 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
             bytes += runs[r].len;
             if (keep_twin) memcpy(twin_to_write(p, false) + runs[r].off, page + runs[r].off, runs[r].len);
             add_piece(off, page + runs[r].off, runs[r].len);
-            if (repeat) repeat_pieces_.push_back({off, page + runs[r].off, runs[r].len});
+            if (repeat) runs_.repeat_pieces.push_back({off, page + runs[r].off, runs[r].len});
           }
-          if (repeat) repeat_pages_.push_back(p);
+          if (repeat) runs_.repeat_pages.push_back(p);
         }
         done_with(p, keep_twin, bytes);
       }
@@ -159,7 +158,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       if (count >= kWholeMinRuns && whole_axis) {
         if (write_whole(home, p))
           alone_bytes = kPageBytes;
-        else if (masked && blends && write_masked_alone(home, p, mask_buf_.data(), parked))
+        else if (masked && blends && write_masked_alone(home, p, mask_buf_.data()))
           alone_bytes = masked_bytes;
       }
       if (alone_bytes) {
@@ -189,7 +188,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
     }
     write_chunk();
     f_.putv(home, data_seg_.id, pieces_.data(), pieces_.size());
-    diff_ops += pieces_.size() + repeat_pieces_.size() + repeat_masked_.size();
+    diff_ops += pieces_.size() + runs_.repeat_pieces.size() + runs_.repeat_masked.size();
     f_.flush(home);  // the runs are visible before the versions that announce them
     fault_point("diff_version");
     if (whole_axis) rewrite_covered_runs(home);
@@ -198,7 +197,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       f_.flush(home);  // the versions are visible before the writes end
       end_runs_writes(home);
     }
-    let_go_of_parked(home, parked);
+    let_go_of_parked(home);
   }
   f_.flush_all();
   add(stats().diffs, diffs);

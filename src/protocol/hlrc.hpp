@@ -41,6 +41,7 @@
 #include "protocol/page_word.hpp"
 #include "protocol/presets.hpp"
 #include "protocol/protocol.hpp"
+#include "protocol/runs_flush.hpp"
 #include "protocol/twin_pool.hpp"
 #include "protocol/stride_run.hpp"
 #include "protocol/twin_copy.hpp"
@@ -416,14 +417,11 @@ class Hlrc final : public Protocol {
   bool copied_at_home(size_t page) {
     return (copies_here(page).load(std::memory_order_acquire) & page_word::kCopiesMask) != 0;
   }
-  // The word after the pages' words counts first copies, and the words
-  // after it log which pages they were (first_copy_log.cpp): the home's
-  // release reads one word to learn whether any untracked page was copied
-  // since its last release, and the log to learn which (close_interval).
-  static constexpr uint64_t kFirstCopyLog = 256;  // entries of the log
+  // The word after the pages' words counts first copies, and the words after it log which pages they were
+  // (first_copy_log.cpp): the home's release reads one word to learn whether any untracked page was copied
+  // since its last release, and the log to learn which (close_interval); the parked word follows (whole_page_writes.cpp).
+  static constexpr uint64_t kFirstCopyLog = 256, kParkedWord = 1 + kFirstCopyLog;
   std::atomic_ref<uint64_t> first_copies_here() { return copies_here(pages_); }
-  // The word after the log: the node's parked flag and holders (whole_page_writes.cpp).
-  static constexpr size_t kParkedWord = 1 + kFirstCopyLog;  // after the pages' words
   // Copies of pages the home writes untracked (their words had the bit) are
   // counted among its first copies and logged: one just counted here
   // (`before`: its word), or the scratch's `firsts` counted at `home`.
@@ -522,22 +520,18 @@ class Hlrc final : public Protocol {
   // After protection changes: those of `pages` (notice entries) that are no
   // longer writable home pages say so in their words; mu_ held.
   void home_stops_writing(const uint32_t *pages, size_t count);
-  // A runs write held in a flush to one home (propagate_diffs_one_sided).
-  struct HeldPage {
-    uint32_t page;
-    uint64_t word;  // the home's word when this node registered
-  };
+  // Claims `page` at `home` from its word `w` (else `w` is what it was), writes it and releases it.
+  bool claimed_write(int home, uint32_t page, uint64_t &w, const uint64_t *mask, uint64_t *released);
   // Tries to claim `page` at `home`; if it can, writes the whole page there
   // and releases the claim.
   bool write_whole(int home, uint32_t page);
-  // As write_whole whatever the copy's base, writing the bytes `mask` selects; `parked`: this flush's
-  // hold on the home's parked word (0 not asked yet, 1 held, -1 the home is not parked).
-  bool write_masked_alone(int home, uint32_t page, const uint64_t *mask, int8_t &parked);
-  bool home_is_parked(int home, int8_t &parked);
-  void let_go_of_parked(int home, int8_t &parked);
-  void park();    // this node's application threads are all in a barrier, before its release
-  void unpark();  // and are about to leave it
-  // Registers this node as a runs writer of held_[from, end)'s pages in one batch; words
+  // As write_whole whatever the copy's base, writing the bytes `mask` selects (runs_.parked).
+  bool write_masked_alone(int home, uint32_t page, const uint64_t *mask);
+  bool home_is_parked(int home);  // takes runs_.parked once; let_go_of_parked gives it back
+  void let_go_of_parked(int home);
+  void park();    // this node's application threads are all in a barrier, before its release, until unpark
+  void unpark();
+  // Registers this node as a runs writer of runs_.held[from, end)'s pages in one batch; words
   // with kWhole: a whole-page write was in progress (write again).
   void register_runs(int home, size_t from);
   // After the runs are at `home`: writes again those a whole-page write
@@ -548,11 +542,7 @@ class Hlrc final : public Protocol {
   void end_runs_writes(int home);
   PageArray<Biased<uint32_t, page_word::kNoGen>> copy_gen_;  // per page: the generation this copy is based on
   PageArray<uint8_t> home_writing_;  // per home page: its word says the home writes it
-  std::vector<HeldPage> held_;
-  std::vector<fabric::Fabric::Piece> repeat_pieces_;
-  std::vector<uint32_t> repeat_masked_;  // pages written by a masked write to repeat ...
-  std::vector<uint64_t> repeat_masks_;   // ... and their masks, one page's worth each
-  std::vector<uint32_t> repeat_pages_;
+  RunsFlush runs_;
 
   // Refresh of pages re-read after every invalidation (copy_refresh.cpp).
   // Each page's byte: these two flags, the grant level and the rounds left.

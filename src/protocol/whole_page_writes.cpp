@@ -93,6 +93,25 @@ void Hlrc::home_stops_writing(const uint32_t *pages, size_t count) {
   }
 }
 
+bool Hlrc::claimed_write(int home, uint32_t page, uint64_t &w, const uint64_t *mask, uint64_t *released) {
+  const uint64_t off = page * sizeof(uint64_t);
+  uint64_t seen = f_.cas(home, copies_seg_.id, off, w, w + pw::kWhole + pw::kWriter);
+  if (seen != w) {
+    w = seen;
+    return false;
+  }
+  // Written and released at once: the claim is held for one page's write,
+  // so the home and runs writers that meet it wait only that long.
+  if (mask)
+    f_.put_masked_alone(home, data_seg_.id, (uint64_t)page * kPageBytes, region_->sys_page(page), mask, kPageBytes);
+  else
+    f_.put(home, data_seg_.id, (uint64_t)page * kPageBytes, region_->sys_page(page), kPageBytes);
+  f_.flush(home);
+  fault_point("whole_page");
+  *released = f_.fetch_add(home, copies_seg_.id, off, pw::kGen - pw::kWhole - pw::kWriter);
+  return true;
+}
+
 bool Hlrc::write_whole(int home, uint32_t page) {
   uint32_t base = copy_gen_[page];
   if (base == pw::kNoGen) return false;
@@ -100,20 +119,13 @@ bool Hlrc::write_whole(int home, uint32_t page) {
   // A few tries: the copy count may change under the claim.
   for (int attempt = 0; attempt < 4; ++attempt) {
     if (!pw::quiet(w) || pw::gen(w) != base) break;
-    uint64_t seen = f_.cas(home, copies_seg_.id, page * sizeof(uint64_t), w, w + pw::kWhole + pw::kWriter);
-    if (seen == w) {
-      // Written and released at once: the claim is held for one page's
-      // write, so the home and runs writers that meet it wait only that long.
-      f_.put(home, data_seg_.id, (uint64_t)page * kPageBytes, region_->sys_page(page), kPageBytes);
-      f_.flush(home);
-      fault_point("whole_page");
-      uint64_t before = f_.fetch_add(home, copies_seg_.id, page * sizeof(uint64_t), pw::kGen - pw::kWhole - pw::kWriter);
+    uint64_t before;
+    if (claimed_write(home, page, w, nullptr, &before)) {
       // The home's copy is this copy now; a runs writer that registered
       // meanwhile adds its own generation when it ends.
       copy_gen_[page] = pw::gen(before + pw::kGen);
       return true;
     }
-    w = seen;
   }
   copy_gen_[page] = pw::kNoGen;  // changed by someone else: runs from now on
   return false;
@@ -123,44 +135,39 @@ namespace {
 constexpr uint64_t kParked = 1ull << 63;  // in the parked word; the bits below count its holders
 }  // namespace
 
-bool Hlrc::write_masked_alone(int home, uint32_t page, const uint64_t *mask, int8_t &parked) {
-  const uint64_t off = page * sizeof(uint64_t);
-  uint64_t w = f_.atomic_load(home, copies_seg_.id, off);
+bool Hlrc::write_masked_alone(int home, uint32_t page, const uint64_t *mask) {
+  uint64_t w = f_.atomic_load(home, copies_seg_.id, page * sizeof(uint64_t));
   for (int attempt = 0; attempt < 4; ++attempt) {
     if (w & (pw::kWritersMask | pw::kWhole)) return false;
-    if ((w & pw::kHome) && !home_is_parked(home, parked)) return false;
-    uint64_t seen = f_.cas(home, copies_seg_.id, off, w, w + pw::kWhole + pw::kWriter);
-    if (seen == w) {
-      f_.put_masked_alone(home, data_seg_.id, (uint64_t)page * kPageBytes, region_->sys_page(page), mask,
-                          kPageBytes);
-      f_.flush(home);
-      fault_point("whole_page");
-      uint64_t before = f_.fetch_add(home, copies_seg_.id, off, pw::kGen - pw::kWhole - pw::kWriter);
+    if ((w & pw::kHome) && !home_is_parked(home)) return false;
+    const uint64_t seen = w;
+    uint64_t before;
+    if (claimed_write(home, page, w, mask, &before)) {
       // The home's copy equals this copy only if nobody changed it since
       // the copy was taken: the bytes this node did not write are the
       // home's, which may be newer (the home's own writes show in the
       // generation only once it stops writing).
-      copy_gen_[page] = pw::quiet(w) && pw::gen(w) == copy_gen_[page] ? pw::gen(before + pw::kGen) : pw::kNoGen;
+      copy_gen_[page] =
+          pw::quiet(seen) && pw::gen(seen) == copy_gen_[page] ? pw::gen(before + pw::kGen) : pw::kNoGen;
       return true;
     }
-    w = seen;
   }
   return false;
 }
 
-bool Hlrc::home_is_parked(int home, int8_t &parked) {
+bool Hlrc::home_is_parked(int home) {
   const uint64_t off = (pages_ + kParkedWord) * sizeof(uint64_t);
-  if (parked == 0) {
+  if (runs_.parked == 0) {
     const uint64_t before = f_.fetch_add(home, copies_seg_.id, off, 1);
-    parked = (before & kParked) ? 1 : -1;
-    if (parked < 0) f_.fetch_add(home, copies_seg_.id, off, (uint64_t)-1);
+    runs_.parked = (before & kParked) ? 1 : -1;
+    if (runs_.parked < 0) f_.fetch_add(home, copies_seg_.id, off, (uint64_t)-1);
   }
-  return parked > 0;
+  return runs_.parked > 0;
 }
 
-void Hlrc::let_go_of_parked(int home, int8_t &parked) {
-  if (parked > 0) f_.fetch_add(home, copies_seg_.id, (pages_ + kParkedWord) * sizeof(uint64_t), (uint64_t)-1);
-  parked = 0;
+void Hlrc::let_go_of_parked(int home) {
+  if (runs_.parked > 0) f_.fetch_add(home, copies_seg_.id, (pages_ + kParkedWord) * sizeof(uint64_t), (uint64_t)-1);
+  runs_.parked = 0;
 }
 
 void Hlrc::park() {
@@ -186,39 +193,39 @@ void Hlrc::unpark() {
 }
 
 void Hlrc::register_runs(int home, size_t from) {
-  if (from == held_.size()) return;
+  if (from == runs_.held.size()) return;
   std::vector<fabric::Fabric::BatchOp> ops;
-  ops.reserve(held_.size() - from);
-  for (size_t k = from; k < held_.size(); ++k)
-    ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, held_[k].page * sizeof(uint64_t), pw::kWriter,
-                                               &held_[k].word));
+  ops.reserve(runs_.held.size() - from);
+  for (size_t k = from; k < runs_.held.size(); ++k)
+    ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, runs_.held[k].page * sizeof(uint64_t), pw::kWriter,
+                                               &runs_.held[k].word));
   f_.batch(home, ops.data(), ops.size());
 }
 
 void Hlrc::rewrite_covered_runs(int home) {
-  if (repeat_pages_.empty()) return;
-  for (uint32_t p : repeat_pages_)
+  if (runs_.repeat_pages.empty()) return;
+  for (uint32_t p : runs_.repeat_pages)
     while (f_.atomic_load(home, copies_seg_.id, p * sizeof(uint64_t)) & pw::kWhole) sched_yield();
-  f_.putv(home, data_seg_.id, repeat_pieces_.data(), repeat_pieces_.size());
-  for (size_t k = 0; k < repeat_masked_.size(); ++k) {
-    uint32_t p = repeat_masked_[k];
+  f_.putv(home, data_seg_.id, runs_.repeat_pieces.data(), runs_.repeat_pieces.size());
+  for (size_t k = 0; k < runs_.repeat_masked.size(); ++k) {
+    uint32_t p = runs_.repeat_masked[k];
     f_.put_masked(home, data_seg_.id, (uint64_t)p * kPageBytes, region_->sys_page(p),
-                  repeat_masks_.data() + k * (kPageBytes / 64), kPageBytes);
+                  runs_.repeat_masks.data() + k * (kPageBytes / 64), kPageBytes);
   }
   f_.flush(home);
 }
 
 void Hlrc::end_runs_writes(int home) {
   // One batch for all: each add's answer is all that is needed after it.
-  std::vector<uint64_t> before(held_.size());
+  std::vector<uint64_t> before(runs_.held.size());
   std::vector<fabric::Fabric::BatchOp> ops;
-  ops.reserve(held_.size());
-  for (size_t k = 0; k < held_.size(); ++k)
-    ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, held_[k].page * sizeof(uint64_t),
+  ops.reserve(runs_.held.size());
+  for (size_t k = 0; k < runs_.held.size(); ++k)
+    ops.push_back(fabric::Fabric::BatchOp::add(copies_seg_.id, runs_.held[k].page * sizeof(uint64_t),
                                                pw::kGen - pw::kWriter, &before[k]));
   if (!ops.empty()) f_.batch(home, ops.data(), ops.size());
-  for (size_t k = 0; k < held_.size(); ++k) {
-    const HeldPage &h = held_[k];
+  for (size_t k = 0; k < runs_.held.size(); ++k) {
+    const RunsFlush::HeldPage &h = runs_.held[k];
     // Equal to the home's copy only if the copy was when the flush began and
     // nobody else changed the home's copy while it ran.
     bool alone = pw::quiet(h.word) && pw::gen(h.word) == copy_gen_[h.page] &&
@@ -226,11 +233,7 @@ void Hlrc::end_runs_writes(int home) {
                  pw::gen(before[k]) == pw::gen(h.word);
     copy_gen_[h.page] = alone ? pw::gen(before[k] + pw::kGen) : pw::kNoGen;
   }
-  held_.clear();
-  repeat_pieces_.clear();
-  repeat_masked_.clear();
-  repeat_masks_.clear();
-  repeat_pages_.clear();
+  runs_.clear();
 }
 
 }  // namespace rdsm

@@ -118,6 +118,19 @@ void check_masked_write(std::mt19937_64 &rng, const Bytes &twin, const Bytes &pa
   ASSERT_EQ(target, expect) << "trial " << trial;
 }
 
+// 400 pages changed against their twins in patterns of every density and
+// run length (make_pair), each with its change mask, given to `check`.
+template <class Check>
+void for_random_masks(std::mt19937_64 &rng, Check check) {
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes twin, page;
+    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
+    uint64_t mask[kPage / 64];
+    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+    check(twin, page, mask, trial);
+  }
+}
+
 // The masked copy writes exactly the masked bytes: the others keep what the
 // target held, however the mask is shaped.  Every way this CPU has.
 using rdsm::fabric::MaskedWay;
@@ -136,13 +149,9 @@ class MaskedCopy : public ::testing::TestWithParam<MaskedWay> {
 
 TEST_P(MaskedCopy, WritesOnlyMaskedBytes) {
   std::mt19937_64 rng(11);
-  for (int trial = 0; trial < 400; ++trial) {
-    Bytes twin, page;
-    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
-    uint64_t mask[kPage / 64];
-    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+  for_random_masks(rng, [&](const Bytes &twin, const Bytes &page, const uint64_t *mask, int trial) {
     check(rng, twin, page, mask, trial);
-  }
+  });
 }
 
 // The shapes a scatter leaves: isolated 4- and 8-byte words, some of them
@@ -190,13 +199,9 @@ class MaskedBlend : public ::testing::TestWithParam<rdsm::SimdIsa> {
 
 TEST_P(MaskedBlend, WritesMaskedBytesKeepsTheOthers) {
   std::mt19937_64 rng(19);
-  for (int trial = 0; trial < 400; ++trial) {
-    Bytes twin, page;
-    make_pair(rng, trial % 5 * 0.25, 1 + trial % 70, twin, page);
-    uint64_t mask[kPage / 64];
-    rdsm::diff_change_mask(twin.data(), page.data(), kPage, mask);
+  for_random_masks(rng, [&](const Bytes &twin, const Bytes &page, const uint64_t *mask, int trial) {
     check(rng, twin, page, mask, trial);
-  }
+  });
   Bytes twin(kPage), page(kPage);
   for (size_t i = 0; i < kPage; i += 4) {  // radix keys below 2^19: the high byte never changes
     uint32_t a = (uint32_t)(rng() % 524288), b = (uint32_t)(rng() % 524288);
