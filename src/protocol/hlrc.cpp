@@ -280,6 +280,9 @@ bool Hlrc::resolve_fault(size_t page, bool write, bool remote, bool can_poll) {
     add(stats().prefetch_used, window);
     pf_window_[page] = 0;
     state_[page] = kReadOnly;
+    // The window was read: its pages a notice had dropped were re-read.
+    for (size_t q = page + 1 - window; q <= page; ++q)
+      if (state_[q] != kInvalid) note_reread(q, true);
     size_t next = std::min({2 * window, kMaxPrefetchWindow, (size_t)pf_limit_[page]});
     if (next >= 2) {
       size_t n = prefetch_candidates(page, home, next);

@@ -549,8 +549,8 @@ class Hlrc final : public Protocol {
   static constexpr uint8_t kDropped = 0x80;  // invalidated by a notice since it was last fetched
   static constexpr uint8_t kPending = 0x40;  // chosen for refresh by the acquire in progress
   static constexpr uint8_t kLevelMask = 0x30, kRoundsMask = 0x0F;
-  // A demand miss fetched `page`; mu_ held.
-  void note_reread(size_t page);
+  // A miss fetched `page`, or a prefetch its reads asked for; mu_ held.
+  void note_reread(size_t page, bool prefetched = false);
   // An acquire's notice names `page`: refresh the copy instead of dropping
   // it (and mark it pending); mu_ held.
   bool refresh_instead(size_t page);

@@ -154,6 +154,9 @@ void Hlrc::prefetch_strided(size_t page, int home, ptrdiff_t stride, bool can_po
     if (i >= first_row && !run.got)  // the window's row of this run, which starts on the stride
       rows = std::min(rows, (size_t)(((ptrdiff_t)run.first - (ptrdiff_t)page) / stride - 1));
     pages += run.got;
+    // Counted as read, so re-read too if a notice dropped it: a transpose's
+    // columns come back by this prefetch, rarely by their own miss.
+    for (size_t k = 0; k < run.got; ++k) note_reread(run.first + k, true);
   }
   add(stats().prefetched, pages);
   add(stats().prefetch_used, pages);  // no sentinel: counted as used

@@ -227,6 +227,11 @@ add_held_node_test(strided_gaps 2 -)
 # once the block's width is learnt, the rows whose faults find the stride
 # again at each tile get their whole width too.
 add_held_node_test(strided_tiles 2 -)
+# A column of another node's rows read again after every barrier, its
+# pages brought back by strided prefetch (prefetched_rereads.c): once the
+# pattern is seen the pages are refreshed at the barriers, and the column
+# costs no faults.
+add_held_node_test(prefetched_rereads 2 -)
 # A worker's first epoch over whole groups of the master's pages
 # (first_epoch_move.c): a group it wrote alone moves to it at that barrier
 # with its diffs withheld; a group another node wrote a page of too stays,
