@@ -158,6 +158,10 @@ typedef struct rdsm_stats {
    * emu_waited, the time its threads and handlers busy-waited in the emu
    * fabric: the part of the charges not hidden behind other work. */
   double emu_host_overhead, emu_occupancy, emu_bandwidth, emu_latency, emu_ni_wait, emu_interrupt, emu_waited;
+  /* diffs_withheld: diffs a barrier's release held back for a home move
+   * expected to make this node the page's home (home=migrate), of which
+   * withheld_unmoved were sent after all, the page staying where it was */
+  uint64_t diffs_withheld, withheld_unmoved;
 } rdsm_stats;
 void rdsm_get_stats(rdsm_stats *out);
 /* Zeroes this node's counters and restarts its clocks (for timing phases). */

@@ -149,6 +149,8 @@ std::string node_json(const NodeRecord &n, bool emu) {
       {"written_ahead", num(s.written_ahead)},
       {"written_ahead_unused", num(s.written_ahead_unused)},
       {"diffs_claimed", num(s.diffs_claimed)},
+      {"diffs_withheld", num(s.diffs_withheld)},
+      {"withheld_unmoved", num(s.withheld_unmoved)},
   };
   std::string out = "    {";
   bool first = true;

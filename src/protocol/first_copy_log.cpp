@@ -95,7 +95,15 @@ void Hlrc::announce_first_copies(int home, size_t n) {
   if (n == 0) return;
   FetchRunsScratch &s = fetch_scratch_;
   fault_point("copy_counted");
-  uint64_t index = f_.fetch_add(home, copies_seg_.id, pages_ * sizeof(uint64_t), n);
+  // With the count, in the same batch, the home's parked word for the
+  // withheld diffs' guesses (note_first_copies).
+  uint64_t index = 0, parked = 0;
+  fabric::Fabric::BatchOp ops[2] = {fabric::Fabric::BatchOp::add(copies_seg_.id, pages_ * sizeof(uint64_t), n, &index),
+                                    fabric::Fabric::BatchOp::add(copies_seg_.id, (pages_ + kParkedWord) * sizeof(uint64_t),
+                                                                 0, &parked)};
+  const bool guess = guesses_first_copies();
+  f_.batch(home, ops, guess ? 2 : 1);
+  if (guess) note_first_copies(n, parked);
   fault_point("first_copy_log");
   if (n > kFirstCopyLog) return;  // more than the ring holds: the home looks at them all anyway
   fabric::Fabric::Piece pieces[2];  // the ring wraps at most once

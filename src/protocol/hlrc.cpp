@@ -99,6 +99,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     moves_.reset(pages_);
     on_trial_.reset(pages_);
     withheld_.reset(pages_);
+    first_copied_.reset(pages_);
     diffed_early_.reset(pages_);
   }
   if (cfg_.prefetch == PrefetchAxis::adaptive) {
@@ -546,7 +547,10 @@ void Hlrc::apply_notices(const NoticeSet &s) {
   // (settle_deferred_home_pages) more often.
   send_uncounts();
   apply_unkeeping(batch);
-  if (!withheld_here.empty()) propagate_diffs(withheld_here, withheld_interval_, false);
+  if (!withheld_here.empty()) {
+    add(stats().withheld_unmoved, withheld_here.size());
+    propagate_diffs(withheld_here, withheld_interval_, false);
+  }
   // A page this node wrote in the open interval must not lose those writes:
   // they go home now, tagged with the open interval (which stays open and
   // still names the page in its notices).

@@ -11,11 +11,10 @@
 // (`versions`); a fetch returns a copy at least as new as the fetcher's
 // notices require.
 //
-// The synchronisation points (lock, unlock, barrier, acquire) are in
-// sync_points.cpp; several compute threads of a node share this object
-// (--threads, api/node_threads.hpp): see sync_mu_ and the constructor.
-// How each step is carried out is one axis of ProtocolConfig, implemented
-// in one place each: README.md in this directory maps the axes to files.
+// The synchronisation points (lock, unlock, barrier, acquire) are in sync_points.cpp;
+// several compute threads of a node share this object (--threads,
+// api/node_threads.hpp): see sync_mu_ and the constructor.  How each step is carried
+// out is one axis of ProtocolConfig, in one place each: README.md here maps them.
 //
 // Under --races (race_recording.cpp) the engine also records, per interval,
 // the bytes this node wrote and the clock it began with.
@@ -179,11 +178,10 @@ class Hlrc final : public Protocol {
   // barrier to that node.  Every node decides the same from the same
   // notices, so no message is needed.
   void migrate_homes(const VClock &since, const VClock &target);
-  // Withheld diffs (home_migration.cpp): at the release of a barrier that
-  // may move homes, the diffs of written pages this node will likely
-  // become the home of are not sent; the barrier sends those of pages
-  // that did not move here (settle_withheld), and the moves make the rest
-  // needless.  Their notices carry kWithheld.
+  // Withheld diffs (home_migration.cpp): at the release of a barrier that may move
+  // homes, the diffs of written pages this node will likely become the home of are
+  // not sent; the barrier sends those of pages that did not move here
+  // (settle_withheld), and the moves make the rest needless (notices: kWithheld).
   bool may_withhold() const;
   void withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint32_t> &written, uint32_t id);
   void settle_withheld();
@@ -196,11 +194,14 @@ class Hlrc final : public Protocol {
   void take_unwritten_bytes(size_t page, int old_home);            // at its move here
   std::vector<uint32_t> withheld_list_;
   uint32_t withheld_interval_ = 0;    // the interval whose diffs they are
-  // The open interval whose writes to the page went home early, at an
-  // acquire that dropped the copy (apply_notices): that diff raised the
-  // page's version of this node at the home to the interval's id before
-  // the interval closed, so a diff of the same interval withheld later
-  // would look arrived to every reader waiting for it.  Never withheld.
+  // The epoch (epoch_stamp_: barriers, 1..255) of a first copy taken here that its home names maybe written.
+  PageArray<uint8_t> first_copied_;
+  uint8_t epoch_stamp_ = 1;
+  bool guesses_first_copies() const;  // note_first_copies(fetch_scratch_'s n firsts, the home's parked word)
+  void note_first_copies(size_t n, uint64_t parked);
+  // The open interval whose writes to the page went home early, at an acquire that dropped the
+  // copy (apply_notices): that diff raised the page's version of this node at the home to the
+  // interval's id, so a diff of it withheld later would look arrived to its readers: never.
   PageArray<uint32_t> diffed_early_;
   // Intervals with withheld pages arrive (pushed at the release) before
   // the barrier that closed them is passed here; their pages may not have

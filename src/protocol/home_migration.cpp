@@ -111,7 +111,8 @@
 // barrier): at the release that arrives at a barrier, a written copy whose
 // home will likely move here at that barrier (this node wrote it alone in
 // its last written epoch too, or wrote its whole aligned group for the
-// first time) keeps its twin and sends no diff; its notice entry carries
+// first time; withhold_likely_moves says which of the rules above it can
+// apply alone) keeps its twin and sends no diff; its notice entry carries
 // kWithheld.  The epoch that moves a SPLASH worker's part of the master's
 // data so costs neither the diff nor, at the home, its bytes.
 //   - The move made, the copy is the page: it holds every write up to the
@@ -385,31 +386,70 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   // page written for the first time among pages it did not write (a radix
   // sort's buckets, shared page by page) is likely written by others too:
   // its diff waiting for the barrier's end would make the home wait for it
-  // there, for no move.  A whole group guessed wrong (another node, or the
-  // home unnoticed, wrote a page of it too) costs its diffs at the
-  // catch-up or at the barrier's end, where they would have gone anyway.
+  // there, for no move.  Two more of those rules are known here:
+  //   - a page whose first copy at a home writing it untracked this node
+  //     counted in the epoch, before that home began its barrier
+  //     (note_first_copies), is named "maybe written" by the home at its
+  //     release, so its whole group does not move it; only a page this
+  //     node wrote alone before does (a SPLASH worker's part moves one
+  //     epoch later, a radix sort's destination written whole by one
+  //     process stays);
+  //   - at most move_budget_ pages move by the second-epoch rule alone, the
+  //     lowest first.
+  // A guess that is still wrong (another node, or the home unnoticed,
+  // wrote a page of the group too) costs its diff at the catch-up or at the
+  // barrier's end, where the home waits for it: a radix sort's second pass
+  // of 16 M keys, whose destination pages one process writes whole and the
+  // other homes, had 2,000 diffs a process sent there, 8-11 ms of the
+  // barrier at each process for no move.
   std::vector<uint32_t> sorted(dirty);
   std::sort(sorted.begin(), sorted.end());
+  // As migrate_homes counts it: pages that moved here already are this node's.
   auto whole_group = [&](uint32_t p) {
     const size_t first = p & ~(uint32_t)(kMoveGroup - 1);
-    auto at = std::lower_bound(sorted.begin(), sorted.end(), (uint32_t)first);
-    return (size_t)(sorted.end() - at) >= kMoveGroup && at[kMoveGroup - 1] == first + kMoveGroup - 1;
+    if (first + kMoveGroup > pages_) return false;
+    for (size_t q = first; q < first + kMoveGroup; ++q)
+      if (!(moves_[q] != 0 && home_[q] == self_) && !std::binary_search(sorted.begin(), sorted.end(), (uint32_t)q))
+        return false;
+    return true;
   };
-  size_t sent = 0;
-  for (uint32_t p : dirty) {
+  dirty.clear();
+  size_t budgeted = 0;
+  for (uint32_t p : sorted) {
     const int16_t last = last_writer_[p];
-    if (diffed_early_[p] != id && moves_to_writer(last, (int16_t)self_, whole_group(p), moves_[p], often_writer_[p])) {
+    const bool whole = whole_group(p), home_maybe = first_copied_[p] == epoch_stamp_;
+    // A whole group moves outside the budget, a home's maybe written one only if it
+    // was written here alone before (migrate_homes).
+    const bool moves = moves_to_writer(last, (int16_t)self_, whole && !home_maybe, moves_[p], often_writer_[p]);
+    if (diffed_early_[p] != id && moves && (whole || budgeted++ < move_budget_)) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {
-      dirty[sent++] = p;
+      dirty.push_back(p);
     }
   }
-  dirty.resize(sent);
   if (withheld_list_.empty()) return;
+  add(stats().diffs_withheld, withheld_list_.size());
   withheld_interval_ = id;
   for (uint32_t &entry : written)
     if (withheld_[notice_page(entry)]) entry |= kWithheld;
+}
+
+bool Hlrc::guesses_first_copies() const { return !first_copied_.empty() && whole_pages() && may_withhold(); }
+
+void Hlrc::note_first_copies(size_t n, uint64_t parked) {
+  // The home names a first copy "maybe written" at its first release that
+  // sees the copy counted.  If it was not parked after the count, or parked
+  // still in the barrier that began this epoch, that release is still to
+  // come in this epoch (it parks before its barrier's release, and a
+  // release reads the count after any park): the page's group will not
+  // move it at this barrier.  Parked in this epoch's barrier, its release
+  // may have passed (a worker copying the master's data while the master
+  // waits in the barrier): left to the other rules.  (A transport that
+  // reads the word before the count lands can only make the guess wrong,
+  // which costs a diff sent where it could have waited for the move.)
+  if ((parked & page_word::kParked) && (uint8_t)(parked >> page_word::kParkedEpochShift) == epoch_stamp_) return;
+  for (size_t j = 0; j < n; ++j) first_copied_[fetch_scratch_.firsts[j]] = epoch_stamp_;
 }
 
 void Hlrc::take_unwritten_bytes(size_t p, int old) {
@@ -434,6 +474,7 @@ void Hlrc::settle_withheld() {
       stayed.push_back(p);
     }
   withheld_list_.clear();
+  add(stats().withheld_unmoved, stayed.size());
   propagate_diffs(stayed, withheld_interval_, cfg_.rewrites == RewriteAxis::compare);
   // Their homes' notices named them: the copies may lack the homes' writes.
   ProtectionBatch batch(*region_);

@@ -30,6 +30,14 @@ constexpr uint64_t kHome = 1ull << 37;
 constexpr unsigned kGenShift = 38;
 constexpr uint64_t kGen = 1ull << kGenShift;
 
+// The home's parked word (after the first-copy log, whole-page writes on):
+// the home is in a barrier, from before its release (whole_page_writes.cpp),
+// with the barrier's epoch stamp (hlrc.hpp, epoch_stamp_) in bits 48..55;
+// the bits below count the nodes holding it there.
+constexpr uint64_t kParked = 1ull << 63;
+constexpr unsigned kParkedEpochShift = 48;
+constexpr uint64_t kParkedHolders = (1ull << kParkedEpochShift) - 1;
+
 // A generation no word has: "this copy's base is unknown".
 constexpr uint32_t kNoGen = 0xFFFFFFFFu;
 

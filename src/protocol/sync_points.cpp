@@ -135,6 +135,7 @@ void Hlrc::barrier_impl(bool migrate) {
   notices_.forget_up_to(forget_floor_);
   forget_floor_ = last_barrier_vc_;
   last_barrier_vc_ = target;
+  epoch_stamp_ = epoch_stamp_ == 255 ? 1 : epoch_stamp_ + 1;
   uint64_t t2 = now_ns();
   add(stats().barrier_protocol_ns, t2 - t1);
   add(stats().barriers);

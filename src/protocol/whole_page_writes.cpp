@@ -131,10 +131,6 @@ bool Hlrc::write_whole(int home, uint32_t page) {
   return false;
 }
 
-namespace {
-constexpr uint64_t kParked = 1ull << 63;  // in the parked word; the bits below count its holders
-}  // namespace
-
 bool Hlrc::write_masked_alone(int home, uint32_t page, const uint64_t *mask) {
   uint64_t w = f_.atomic_load(home, copies_seg_.id, page * sizeof(uint64_t));
   for (int attempt = 0; attempt < 4; ++attempt) {
@@ -159,7 +155,7 @@ bool Hlrc::home_is_parked(int home) {
   const uint64_t off = (pages_ + kParkedWord) * sizeof(uint64_t);
   if (runs_.parked == 0) {
     const uint64_t before = f_.fetch_add(home, copies_seg_.id, off, 1);
-    runs_.parked = (before & kParked) ? 1 : -1;
+    runs_.parked = (before & pw::kParked) ? 1 : -1;
     if (runs_.parked < 0) f_.fetch_add(home, copies_seg_.id, off, (uint64_t)-1);
   }
   return runs_.parked > 0;
@@ -174,7 +170,8 @@ void Hlrc::park() {
   if (!whole_pages()) return;
   // Ordered after the release's stores to home pages: a node that sees the
   // flag reads them.
-  copies_here(pages_ + kParkedWord).fetch_or(kParked, std::memory_order_seq_cst);
+  copies_here(pages_ + kParkedWord)
+      .fetch_or(pw::kParked | (uint64_t)epoch_stamp_ << pw::kParkedEpochShift, std::memory_order_seq_cst);
 }
 
 void Hlrc::unpark() {
@@ -183,7 +180,7 @@ void Hlrc::unpark() {
   // may write next: wait for them (a flush to this node, short).
   uint64_t w = copies_here(pages_ + kParkedWord).load(std::memory_order_seq_cst);
   for (;;) {
-    if (w & ~kParked) {
+    if (w & pw::kParkedHolders) {
       sched_yield();
       w = copies_here(pages_ + kParkedWord).load(std::memory_order_seq_cst);
       continue;

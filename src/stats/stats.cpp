@@ -14,7 +14,8 @@ void Stats::reset() {
                      &read_faults, &write_faults, &pages_fetched, &twins, &diffs, &diff_bytes,
                      &messages_sent, &message_bytes, &one_sided_ops, &invalidations, &lock_acquires,
                      &barriers, &diff_ops, &migrations, &prefetched, &prefetch_used, &prefetch_wasted,
-                     &refreshed, &write_ahead, &write_ahead_unused, &diffs_claimed, &emu_host_overhead_ns, &emu_occupancy_ns,
+                     &refreshed, &write_ahead, &write_ahead_unused, &diffs_claimed, &diffs_withheld, &withheld_unmoved,
+                     &emu_host_overhead_ns, &emu_occupancy_ns,
                      &emu_bandwidth_ns, &emu_latency_ns, &emu_ni_wait_ns, &emu_interrupt_ns, &emu_waited_ns})
     c->store(0, std::memory_order_relaxed);
   for (Counter &c : handler_ns_by_type) c.store(0, std::memory_order_relaxed);
@@ -79,6 +80,8 @@ rdsm_stats Stats::snapshot_at(uint64_t now) const {
   s.written_ahead = ld(write_ahead);
   s.written_ahead_unused = ld(write_ahead_unused);
   s.diffs_claimed = ld(diffs_claimed);
+  s.diffs_withheld = ld(diffs_withheld);
+  s.withheld_unmoved = ld(withheld_unmoved);
   s.emu_host_overhead = ns_to_s(ld(emu_host_overhead_ns));
   s.emu_occupancy = ns_to_s(ld(emu_occupancy_ns));
   s.emu_bandwidth = ns_to_s(ld(emu_bandwidth_ns));
@@ -103,7 +106,8 @@ void stats_accumulate(rdsm_stats &into, const rdsm_stats &s) {
         &rdsm_stats::one_sided_ops, &rdsm_stats::invalidations, &rdsm_stats::lock_acquires, &rdsm_stats::barriers,
         &rdsm_stats::diff_ops, &rdsm_stats::migrations, &rdsm_stats::prefetched, &rdsm_stats::prefetch_used,
         &rdsm_stats::prefetch_wasted, &rdsm_stats::refreshed, &rdsm_stats::written_ahead,
-        &rdsm_stats::written_ahead_unused, &rdsm_stats::diffs_claimed})
+        &rdsm_stats::written_ahead_unused, &rdsm_stats::diffs_claimed, &rdsm_stats::diffs_withheld,
+        &rdsm_stats::withheld_unmoved})
     into.*f += s.*f;
 }
 

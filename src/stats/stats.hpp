@@ -31,7 +31,7 @@ struct Stats {
   Counter messages_sent{0}, message_bytes{0}, one_sided_ops{0}, invalidations{0}, lock_acquires{0},
       barriers{0};
   Counter diff_ops{0}, migrations{0}, prefetched{0}, prefetch_used{0}, prefetch_wasted{0}, refreshed{0};
-  Counter write_ahead{0}, write_ahead_unused{0}, diffs_claimed{0};
+  Counter write_ahead{0}, write_ahead_unused{0}, diffs_claimed{0}, diffs_withheld{0}, withheld_unmoved{0};
   // the emu fabric's charges (ns; rdsm.h says what each one covers)
   Counter emu_host_overhead_ns{0}, emu_occupancy_ns{0}, emu_bandwidth_ns{0}, emu_latency_ns{0}, emu_ni_wait_ns{0},
       emu_interrupt_ns{0}, emu_waited_ns{0};

@@ -39,7 +39,7 @@ fields = ("total", "compute", "data_wait", "lock_wait", "barrier_wait", "barrier
           "read_faults", "write_faults", "pages_fetched", "twins", "diffs", "diff_bytes",
           "messages_sent", "message_bytes", "one_sided_ops", "invalidations", "lock_acquires", "barriers",
           "diff_ops", "migrations", "prefetched", "prefetch_used", "prefetch_wasted", "refreshed",
-          "written_ahead", "written_ahead_unused", "diffs_claimed")
+          "written_ahead", "written_ahead_unused", "diffs_claimed", "diffs_withheld", "withheld_unmoved")
 # The emu fabric's members appear under that fabric only.
 if s["fabric"] != "emu":
     check("emu" not in s, "an emu member under fabric %s" % s["fabric"])

@@ -237,6 +237,10 @@ add_held_node_test(prefetched_rereads 2 -)
 # with its diffs withheld; a group another node wrote a page of too stays,
 # and the withheld diffs go home after all.
 add_held_node_test(first_epoch_move 3 -)
+# Diffs a barrier's release withholds for moves that its home's "maybe
+# written" or the move budget rule out (withheld_guesses.c): none may be
+# withheld, to be sent after the barrier while the home waits for them.
+add_held_node_test(withheld_guesses 2 -)
 # A group written whole by a node that some of its pages moved to already
 # (group_after_moves.c): the rest moves by the group rule.
 add_held_node_test(group_after_moves 2 -)

@@ -1,5 +1,5 @@
 /* Pieces shared by the programs that build one protocol schedule
- * (withheld_version, first_copy_log, withheld_merge, first_epoch_move,
+ * (withheld_version, first_copy_log, withheld_merge, first_epoch_move, withheld_guesses,
  * group_after_moves, parked_blend, dense_refused), require_nodes for dense_scatter, and
  * what strided_gaps and strided_tiles share. */
 #ifndef RDSM_TESTS_SCHEDULE_TEST_H
