@@ -404,14 +404,22 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   // barrier at each process for no move.
   std::vector<uint32_t> sorted(dirty);
   std::sort(sorted.begin(), sorted.end());
-  // As migrate_homes counts it: pages that moved here already are this node's.
+  // As migrate_homes counts it: pages that moved here already are this
+  // node's.  Asked in page order, so each group is looked at once.
+  size_t group_first = SIZE_MAX;
+  bool group_whole = false;
   auto whole_group = [&](uint32_t p) {
-    const size_t first = p & ~(uint32_t)(kMoveGroup - 1);
-    if (first + kMoveGroup > pages_) return false;
-    for (size_t q = first; q < first + kMoveGroup; ++q)
-      if (!(moves_[q] != 0 && home_[q] == self_) && !std::binary_search(sorted.begin(), sorted.end(), (uint32_t)q))
-        return false;
-    return true;
+    const size_t first = p & ~(size_t)(kMoveGroup - 1);
+    if (first == group_first) return group_whole;
+    group_first = first;
+    group_whole = first + kMoveGroup <= pages_;
+    auto at = std::lower_bound(sorted.begin(), sorted.end(), (uint32_t)first);
+    for (size_t q = first; group_whole && q < first + kMoveGroup; ++q) {
+      const bool dirty_here = at != sorted.end() && *at == q;
+      if (dirty_here) ++at;
+      group_whole = dirty_here || (moves_[q] != 0 && home_[q] == self_);
+    }
+    return group_whole;
   };
   dirty.clear();
   size_t budgeted = 0;
