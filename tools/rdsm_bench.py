@@ -186,6 +186,16 @@ def parse_args(argv):
         p.error("--short-runs %d: a configuration runs at least once; give 1 for no extra runs" % a.short_runs)
     if a.short_seconds < 0:
         p.error("--short-seconds %g: no phase is that short; give 0 for no extra runs" % a.short_seconds)
+    # The output is written once, after every run: checked now, not after hours of runs.
+    out_dir = os.path.dirname(os.path.abspath(a.out))
+    if os.path.isdir(a.out):
+        p.error("--out %s is a directory: name the JSON file to write, e.g. --out %s" % (
+            a.out, os.path.join(a.out, "bench.json")))
+    if not os.path.isdir(out_dir):
+        p.error("--out %s: no directory %s; create it first, or name a file in an existing directory" % (
+            a.out, out_dir))
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        p.error("--out %s: cannot create files in %s; name a file in a directory you can write" % (a.out, out_dir))
     try:
         a.threads = list(dict.fromkeys(int(t) for t in a.threads))  # each once, in the order given
     except ValueError:
@@ -545,10 +555,7 @@ def main(argv):
             if s not in t["sizes"]:
                 sys.exit("rdsm_bench: app %s has no size '%s' (has: %s)" % (n, s, ", ".join(t["sizes"])))
         apps.append((t, prog))
-    out = os.path.abspath(a.out)
-    if not os.path.isdir(os.path.dirname(out)):
-        # Checked now, not after hours of runs.
-        sys.exit("rdsm_bench: --out %s: no directory %s" % (a.out, os.path.dirname(out)))
+    out = os.path.abspath(a.out)  # checked by parse_args
     points = emu_points(a, rdsm_emu.launcher_presets(rdsm) if a.emu_preset is not None else None)
     for note in notes:
         print("note: " + note, file=sys.stderr)
