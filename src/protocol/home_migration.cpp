@@ -166,6 +166,12 @@ constexpr uint8_t kWithheldMerge = 2;  // withheld_: the home may have written t
 constexpr size_t kRegretSample = 64;   // moves made before their regrets may stop the moves
 constexpr uint8_t kGroupAlone = 1;      // migrate_homes: the page's aligned group written by its writer alone
 constexpr uint8_t kGroupHomeMaybe = 2;  // ... but the page named maybe written by its home
+
+// A page of an aligned group that moved to `w` already counts as w's in
+// the whole-group rule (migrate_homes, withhold_likely_moves): w writes its
+// own home pages unnoticed.  Moved pages only: their homes are known alike
+// everywhere.
+bool moved_to(uint8_t moves, int16_t home, int w) { return moves != 0 && home == w; }
 }  // namespace
 
 bool Hlrc::keep_withheld_on(size_t page, uint32_t entry, int writer) {
@@ -222,9 +228,8 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   // Whether the aligned group of kMoveGroup pages around each touched page
   // was written in the epoch by that page's writer alone (read before the
   // loop below resets the epoch's writers).  A page of the group moved to
-  // the writer already and written by nobody else counts as the writer's:
-  // it writes its own home pages unnoticed.  (Moved pages only: their homes
-  // are known alike everywhere.)  A SPLASH LU worker's part, some of whose
+  // the writer already and written by nobody else counts as the writer's
+  // (moved_to).  A SPLASH LU worker's part, some of whose
   // pages the budget had moved, was otherwise left to the budget for good,
   // its diffs sent home at every barrier until then.
   std::vector<uint8_t> in_run(touched.size(), 0);
@@ -235,7 +240,7 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
     size_t first = p & ~(size_t)(kMoveGroup - 1);
     bool all = first + kMoveGroup <= pages_;
     for (size_t q = first; all && q < first + kMoveGroup; ++q)
-      all = epoch_writer_[q] == w || (epoch_writer_[q] == kNoWriter && moves_[q] != 0 && home_[q] == w);
+      all = epoch_writer_[q] == w || (epoch_writer_[q] == kNoWriter && moved_to(moves_[q], home_[q], w));
     in_run[i] = all ? kGroupAlone : 0;
   }
   // A page its home named maybe written in the epoch may have been written
@@ -417,7 +422,7 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
     for (size_t q = first; group_whole && q < first + kMoveGroup; ++q) {
       const bool dirty_here = at != sorted.end() && *at == q;
       if (dirty_here) ++at;
-      group_whole = dirty_here || (moves_[q] != 0 && home_[q] == self_);
+      group_whole = dirty_here || moved_to(moves_[q], home_[q], self_);
     }
     return group_whole;
   };
