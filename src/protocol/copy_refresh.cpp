@@ -19,12 +19,28 @@
 // A page brought back by a prefetch the node's reads asked for (a window
 // they used, a stride) is re-read too, but only predicted so: such
 // re-reads raise its level without rounds until the top level, whose grant
-// its third one earns.  A transpose's columns come back by strided
-// prefetch, rarely by a miss of their own: an FFT of 2^21 points repeated
-// 30 times at 2 nodes takes 0.94 of the time with them refreshed, while
-// SPLASH FFT's single transform, whose copies are read two or three times,
-// is not refreshed for nothing at its last barriers (1.27 times the time
-// when the first such re-read earned rounds).
+// its third one earns.  A column of another node's rows comes back by
+// strided prefetch, rarely by a miss of its own (prefetched_rereads: read
+// after every barrier, refreshed it costs no fault), while SPLASH FFT's
+// single transform, whose copies are read two or three times, is not
+// refreshed for nothing at its last barriers (1.27 times the time when
+// the first such re-read earned rounds).
+//
+// An acquire that names more than kMaxRefreshPages pages for refresh drops
+// them all (drop_bulk_refresh).  A copy kept fresh keeps its home's page
+// counted, so the home compares the page with its twin at every release,
+// written or not, and brings the twin up to date after each write; a bulk
+// of pages read every few barriers costs more that way than the
+// prefetcher's reads of those read again, which bring runs and strides of
+// pages back a fault at a time.  Dropped, the copies are counted out and
+// their homes write them unnoticed again.  An FFT of 2^21 points repeated
+// 10 times at 2 nodes names 2,600-4,000 pages at each barrier; refreshed,
+// a node copied 172,000 pages in a run where, dropped, it reads 126,000
+// back, and comparing its home pages with their twins and bringing the
+// twins up to date took a quarter of its time.  Dropped, the run takes
+// 0.82-0.83 of the time; the sets refreshed below the limit stay so:
+// Ocean's boundary rows (13 pages at most at an acquire), IS's bucket
+// counts (257), Water's molecules (40).
 //
 // A page is refreshed only if its home's versions already cover what this
 // node's notices require (fetch_pages checks them as for a miss, without
@@ -59,6 +75,8 @@ namespace rdsm {
 namespace {
 constexpr uint8_t kGrants[] = {4, 8, 15};  // rounds per level; 15 fits kRoundsMask
 constexpr int kLevelShift = 4, kTopLevel = 2;
+// More pages than this named for refresh at one acquire are all dropped.
+constexpr size_t kMaxRefreshPages = 512;
 }  // namespace
 
 void Hlrc::note_reread(size_t page, bool prefetched) {
@@ -73,8 +91,19 @@ void Hlrc::note_reread(size_t page, bool prefetched) {
 bool Hlrc::refresh_instead(size_t page) {
   if (reread_.empty() || (reread_[page] & kRoundsMask) == 0) return false;
   if (state_[page] == kReadOnly ? unreleased_writes(page) : !clean_kept_copy(page)) return false;
-  reread_[page] |= kPending;
   return true;
+}
+
+void Hlrc::drop_bulk_refresh(std::vector<uint32_t> &pages, ProtectionBatch &batch) {
+  std::sort(pages.begin(), pages.end());
+  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  if (pages.size() <= kMaxRefreshPages) return;
+  for (uint32_t p : pages) {
+    reread_[p] |= kDropped;
+    free_twin(p);  // a clean kept copy's, or in scan mode the clean copy's
+    invalidate_copy(p, batch);
+  }
+  pages.clear();
 }
 
 bool Hlrc::clean_kept_copy(size_t page) {
@@ -83,10 +112,8 @@ bool Hlrc::clean_kept_copy(size_t page) {
          (withheld_.empty() || !withheld_[page]) && !differs_from_twin(page);
 }
 
-void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {
+void Hlrc::refresh_copies(std::vector<uint32_t> &pages) {  // sorted, once each (drop_bulk_refresh)
   if (pages.empty()) return;
-  std::sort(pages.begin(), pages.end());
-  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
   ProtectionBatch batch(*region_);
   for (size_t i = 0; i < pages.size();) {
     size_t first = pages[i], n = 1;

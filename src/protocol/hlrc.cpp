@@ -473,6 +473,15 @@ void Hlrc::close_interval() {
   if (races_) seal_race_interval(id);
 }
 
+void Hlrc::invalidate_copy(size_t page, ProtectionBatch &batch) {
+  if (state_[page] == kPrefetched) prefetch_dropped(page);
+  if (!kept_.empty()) kept_[page] = 0;  // its list entry goes at the next sweep
+  uncount_copy(page);
+  state_[page] = kInvalid;
+  batch.set(page, Prot::none);
+  add(stats().invalidations);
+}
+
 // Learns notices; invalidates cached copies they name (never home pages).
 void Hlrc::apply_notices(const NoticeSet &s) {
   std::vector<Interval> fresh;
@@ -533,14 +542,10 @@ void Hlrc::apply_notices(const NoticeSet &s) {
       } else {
         free_twin(p);  // a clean copy's twin (scan mode, or a kept page at a barrier)
       }
-      if (state_[p] == kPrefetched) prefetch_dropped(p);
-      if (!kept_.empty()) kept_[p] = 0;  // its twin goes with the diff below
-      uncount_copy(p);
-      state_[p] = kInvalid;
-      batch.set(p, Prot::none);
-      add(stats().invalidations);
+      invalidate_copy(p, batch);  // a kept page's twin goes with the diff below
     }
   }
+  drop_bulk_refresh(refresh, batch);
   // The homes hear first that the copies are gone (nothing reads them here
   // meanwhile: the node is inside the acquire), so that a home whose pages
   // no other node copies any more finds them so at the barrier's end

@@ -143,6 +143,7 @@ class Hlrc final : public Protocol {
   void note_written(size_t page);
   // This node's copy is gone: counted out later, a batch per home (send_uncounts, copy_counts.cpp).
   void uncount_copy(size_t page);
+  void invalidate_copy(size_t page, ProtectionBatch &batch);  // a notice's copy gone, owing home nothing now
   void send_uncounts();
   void on_uncounts(const fabric::Message &m);  // fetch=message, homes not mapped here: the home counts out
   std::vector<std::pair<int, uint32_t>> uncounts_;  // (home, page) to count out
@@ -546,19 +547,18 @@ class Hlrc final : public Protocol {
   RunsFlush runs_;
 
   // Refresh of pages re-read after every invalidation (copy_refresh.cpp).
-  // Each page's byte: these two flags, the grant level and the rounds left.
+  // Each page's byte: this flag, the grant level and the rounds left.
   static constexpr uint8_t kDropped = 0x80;  // invalidated by a notice since it was last fetched
-  static constexpr uint8_t kPending = 0x40;  // chosen for refresh by the acquire in progress
   static constexpr uint8_t kLevelMask = 0x30, kRoundsMask = 0x0F;
   // A miss fetched `page`, or a prefetch its reads asked for; mu_ held.
   void note_reread(size_t page, bool prefetched = false);
-  // An acquire's notice names `page`: refresh the copy instead of dropping
-  // it (and mark it pending); mu_ held.
+  // An acquire's notice names `page`: refresh the copy instead of dropping it; mu_ held.
   bool refresh_instead(size_t page);
   // A kept copy with nothing to send: writable, equal to its twin.
   bool clean_kept_copy(size_t page);
-  // Reads refresh_instead's pages anew from their homes (or drops them); mu_ held.
-  void refresh_copies(std::vector<uint32_t> &pages);
+  // Too many refresh_instead pages for one acquire: all dropped instead; mu_ held.
+  void drop_bulk_refresh(std::vector<uint32_t> &pages, ProtectionBatch &batch);
+  void refresh_copies(std::vector<uint32_t> &pages);  // reads those left anew from their homes (or drops them)
   PageArray<uint8_t> reread_;
 
   // Adaptive prefetch (page_fetch.cpp), per page.

@@ -232,6 +232,9 @@ add_held_node_test(strided_tiles 2 -)
 # pattern is seen the pages are refreshed at the barriers, and the column
 # costs no faults.
 add_held_node_test(prefetched_rereads 2 -)
+# More pages named at one barrier than an acquire refreshes (bulk_rereads.c):
+# dropped there, brought back by the prefetcher, never refreshed.
+add_held_node_test(bulk_rereads 2 -)
 # A worker's first epoch over whole groups of the master's pages
 # (first_epoch_move.c): a group it wrote alone moves to it at that barrier
 # with its diffs withheld; a group another node wrote a page of too stays,
