@@ -38,9 +38,9 @@
 // a node copied 172,000 pages in a run where, dropped, it reads 126,000
 // back, and comparing its home pages with their twins and bringing the
 // twins up to date took a quarter of its time.  Dropped, the run takes
-// 0.82-0.83 of the time; the sets refreshed below the limit stay so:
-// Ocean's boundary rows (13 pages at most at an acquire), IS's bucket
-// counts (257), Water's molecules (40).
+// 0.82-0.83 of the time; the sets refreshed below the limit stay so
+// (the most pages named at one acquire at their paper sizes): Ocean's
+// boundary rows (13), IS's bucket counts (257), Water's molecules (40).
 //
 // A page is refreshed only if its home's versions already cover what this
 // node's notices require (fetch_pages checks them as for a miss, without
