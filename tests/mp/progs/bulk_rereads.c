@@ -4,7 +4,7 @@
  * refreshing keeps every such copy counted at its home, whose release then
  * compares each of those pages with its twin at every barrier, written or
  * not (an FFT of 2^21 points repeated: 2,600 to 4,000 pages named at each
- * barrier, 0.82-0.88 of the time when they are dropped); the prefetcher
+ * barrier, 0.82-0.83 of the time when they are dropped); the prefetcher
  * brings a bulk of pages back in a few reads.
  *
  * Node 0 homes kPages consecutive pages and writes one word of each in
@@ -28,23 +28,9 @@ int main(int argc, char **argv) {
   require_nodes(2, "bulk_rereads");
   const size_t words = rdsm_page_size() / sizeof(uint64_t);
   uint64_t *m = rows_homed_by_block(kPages, 1);  /* node 0 homes the first kPages pages */
-  uint64_t *verdict = (uint64_t *)rdsm_malloc_all(sizeof *verdict, RDSM_PLACE_DEFAULT);
   rdsm_barrier();
-  int bad = 0;
   rdsm_stats settled;
-  for (int round = 0; round < kRounds; ++round) {
-    if (me == 0)
-      for (int p = 0; p < kPages; ++p) AT(p) = value(p, round);
-    rdsm_barrier();
-    if (round == kSettled) rdsm_get_stats(&settled);
-    if (me == 1) {
-      int wrong = 0;
-      for (int p = 0; p < kPages; ++p) wrong += AT(p) != value(p, round);
-      if (wrong) printf("FAIL bulk_rereads: node 1 read %d wrong values in round %d\n", wrong, round);
-      bad |= wrong != 0;
-    }
-    rdsm_barrier();
-  }
+  int bad = rewrite_reread_rounds(&AT(0), words, kPages, kRounds, kSettled, value, &settled, "bulk_rereads");
   if (me == 1) {
     rdsm_stats end;
     rdsm_get_stats(&end);
@@ -60,14 +46,8 @@ int main(int argc, char **argv) {
       printf("bulk_rereads: node 1, rounds %d..%d: %llu read faults, none refreshed\n", kSettled, kRounds - 1,
              faults);
     }
-    *verdict = (uint64_t)bad;
   }
-  rdsm_barrier();
-  if (me == 0) {
-    bad |= *verdict != 0;
-    if (!bad) printf("PASS bulk_rereads\n");
-  }
-  rdsm_barrier();
+  bad = join_verdict(bad, "bulk_rereads");
   rdsm_finalize();
   return bad ? 1 : 0;
 }

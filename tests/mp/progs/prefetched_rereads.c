@@ -31,23 +31,10 @@ int main(int argc, char **argv) {
   require_nodes(2, "prefetched_rereads");
   const size_t words = rdsm_page_size() / sizeof(uint64_t);
   uint64_t *m = rows_homed_by_block(kRows, kRowPages);
-  uint64_t *verdict = (uint64_t *)rdsm_malloc_all(sizeof *verdict, RDSM_PLACE_DEFAULT);
   rdsm_barrier();
-  int bad = 0;
   rdsm_stats settled;
-  for (int round = 0; round < kRounds; ++round) {
-    if (me == 0)
-      for (int r = 0; r < kRows; ++r) AT(r, 0) = value(r, round);
-    rdsm_barrier();
-    if (round == kSettled) rdsm_get_stats(&settled);
-    if (me == 1) {
-      int wrong = 0;
-      for (int r = 0; r < kRows; ++r) wrong += AT(r, 0) != value(r, round);
-      if (wrong) printf("FAIL prefetched_rereads: node 1 read %d wrong values in round %d\n", wrong, round);
-      bad |= wrong != 0;
-    }
-    rdsm_barrier();
-  }
+  int bad = rewrite_reread_rounds(&AT(0, 0), (size_t)kRowPages * words, kRows, kRounds, kSettled, value, &settled,
+                                  "prefetched_rereads");
   if (me == 1) {
     rdsm_stats end;
     rdsm_get_stats(&end);
@@ -59,14 +46,8 @@ int main(int argc, char **argv) {
              kSettled, kRounds - 1, faults, refreshed, kRows / 16, kRows * (kRounds - kSettled) / 2);
       bad = 1;
     }
-    *verdict = (uint64_t)bad;
   }
-  rdsm_barrier();
-  if (me == 0) {
-    bad |= *verdict != 0;
-    if (!bad) printf("PASS prefetched_rereads\n");
-  }
-  rdsm_barrier();
+  bad = join_verdict(bad, "prefetched_rereads");
   rdsm_finalize();
   return bad ? 1 : 0;
 }

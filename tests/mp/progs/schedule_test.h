@@ -1,7 +1,7 @@
 /* Pieces shared by the programs that build one protocol schedule
  * (withheld_version, first_copy_log, withheld_merge, first_epoch_move, withheld_guesses,
  * group_after_moves, parked_blend, dense_refused), require_nodes for dense_scatter, and
- * what strided_gaps and strided_tiles share. */
+ * what strided_gaps, strided_tiles, prefetched_rereads and bulk_rereads share. */
 #ifndef RDSM_TESTS_SCHEDULE_TEST_H
 #define RDSM_TESTS_SCHEDULE_TEST_H
 #include <stdint.h>
@@ -44,5 +44,47 @@ static inline uint64_t *rows_homed_by_block(size_t rows, size_t row_pages) {
 static inline unsigned char *aligned_group(unsigned char *p, size_t group) {
   uintptr_t span = (uintptr_t)group * rdsm_page_size();
   return (unsigned char *)(((uintptr_t)p + span - 1) / span * span);
+}
+/* Rounds of a home rewriting words that another node reads back
+ * (prefetched_rereads, bulk_rereads): in each of `rounds` rounds node 0
+ * writes value(i, round) into word i * step of `m` (i < count); after a
+ * barrier node 1 reads them all and checks them; then a barrier.  Each
+ * node's statistics after round `settled`'s first barrier go to
+ * *at_settled.  Returns nonzero on node 1 if it read a wrong value (each
+ * round's count printed as "FAIL <prog>: ..."). */
+static inline int rewrite_reread_rounds(uint64_t *m, size_t step, int count, int rounds, int settled,
+                                        uint64_t (*value)(int i, int round), rdsm_stats *at_settled,
+                                        const char *prog) {
+  const int me = rdsm_rank();
+  int bad = 0;
+  for (int round = 0; round < rounds; ++round) {
+    if (me == 0)
+      for (int i = 0; i < count; ++i) m[(size_t)i * step] = value(i, round);
+    rdsm_barrier();
+    if (round == settled) rdsm_get_stats(at_settled);
+    if (me == 1) {
+      int wrong = 0;
+      for (int i = 0; i < count; ++i) wrong += m[(size_t)i * step] != value(i, round);
+      if (wrong) printf("FAIL %s: node 1 read %d wrong values in round %d\n", prog, wrong, round);
+      bad |= wrong != 0;
+    }
+    rdsm_barrier();
+  }
+  return bad;
+}
+
+/* Node 1's verdict joined to node 0's (two nodes; every node calls it):
+ * node 0 prints "PASS <prog>" if neither found anything wrong.  Returns
+ * this node's verdict, node 1's included on node 0. */
+static inline int join_verdict(int bad, const char *prog) {
+  uint64_t *verdict = (uint64_t *)rdsm_malloc_all(sizeof *verdict, RDSM_PLACE_DEFAULT);
+  if (rdsm_rank() == 1) *verdict = (uint64_t)bad;
+  rdsm_barrier();
+  if (rdsm_rank() == 0) {
+    bad |= *verdict != 0;
+    if (!bad) printf("PASS %s\n", prog);
+  }
+  rdsm_barrier();
+  return bad;
 }
 #endif

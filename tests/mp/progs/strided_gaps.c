@@ -65,14 +65,7 @@ int main(int argc, char **argv) {
   }
   rdsm_barrier();
   if (me == 0) bad = column(m2, 2, words, 0, 0);
-  uint64_t *verdict = (uint64_t *)rdsm_malloc_all(sizeof *verdict, RDSM_PLACE_DEFAULT);
-  if (me == 1) *verdict = (uint64_t)bad;
-  rdsm_barrier();
-  if (me == 0) {
-    bad |= *verdict != 0;
-    if (!bad) printf("PASS strided_gaps\n");
-  }
-  rdsm_barrier();
+  bad = join_verdict(bad, "strided_gaps");
   rdsm_finalize();
   return bad ? 1 : 0;
 }
