@@ -57,6 +57,12 @@ void check_limits(int nodes) {
 // than after the job has run.  It is written as FILE.tmp, then renamed.
 std::string output_file(const std::string &text, const std::string &source, const char *example) {
   if (text.empty()) throw UsageError(source + " needs a file name, e.g. " + source + " " + example);
+  // `--stats -- ./prog` would write the statistics to a file named "--"
+  // and run the program without them being where the user looks.
+  if (text[0] == '-')
+    throw UsageError(source + " needs a file name, but is followed by " + quoted(text) + ", which looks like an option; " +
+                     "give the file first, e.g. " + source + " " + example + " (a file whose name starts with '-': ./" +
+                     text + ")");
   std::string dir = ".";
   size_t slash = text.rfind('/');
   if (slash != std::string::npos) dir = slash == 0 ? "/" : text.substr(0, slash);
