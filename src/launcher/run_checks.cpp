@@ -58,8 +58,10 @@ void check_limits(int nodes) {
 std::string output_file(const std::string &text, const std::string &source, const char *example) {
   if (text.empty()) throw UsageError(source + " needs a file name, e.g. " + source + " " + example);
   // `--stats -- ./prog` would write the statistics to a file named "--"
-  // and run the program without them being where the user looks.
-  if (text[0] == '-')
+  // and run the program without them being where the user looks.  Only a
+  // flag can swallow the word after it: a value from the environment is
+  // taken as given.
+  if (text[0] == '-' && source.rfind("--", 0) == 0)
     throw UsageError(source + " needs a file name, but is followed by " + quoted(text) + ", which looks like an option; " +
                      "give the file first, e.g. " + source + " " + example + " (a file whose name starts with '-': ./" +
                      text + ")");
