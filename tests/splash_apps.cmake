@@ -63,6 +63,23 @@ foreach(entry ${RDSM_SPLASH_APP_TESTS})
   endif()
 endforeach()
 
+# Every program prints its times after its verdict, in this order: the
+# parallel phase, the same from just before the first CREATE (the job's
+# start included), the sequential reference (print_times, splash_args.h).
+foreach(entry "fft|splash_fft|-m 10" "lu|splash_lu|-n 128" "ocean|splash_ocean|-n 66 -i 2" "radix|splash_radix|-n 65536"
+              "water|splash_water|-m 64 -s 1")
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 tag)
+  list(GET parts 1 prog)
+  list(GET parts 2 args)
+  separate_arguments(args UNIX_COMMAND "${args}")
+  add_test(NAME splash_app.${tag}.prints_times.p2 COMMAND $<TARGET_FILE:${prog}> -p2 ${args})
+  set_tests_properties(splash_app.${tag}.prints_times.p2 PROPERTIES LABELS "mp;splash" TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION
+                       "(^|\n)PASS ${prog}[^\n]*\nparallel [0-9.]+ s\nfrom create [0-9.]+ s\nsequential [0-9.]+ s\n"
+                       FAIL_REGULAR_EXPRESSION "${RDSM_FAILED}")
+endforeach()
+
 # `rdsm run` without -n: a fork-join program starts as one process anyway
 # (an SPMD program is told -n is missing: mp.bad_inputs.nodes_missing).
 add_test(NAME splash_app.fft.launcher_without_n.p2

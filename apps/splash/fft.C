@@ -355,9 +355,7 @@ int main(int argc, char **argv) {
       printf("PASS splash_fft: M %ld (%ld points, %ld x %ld), %ld processes, checksum %.12g, forward error %.3g, "
              "inverse error %.3g\n",
              log_points, N, R, R, P, checksum, worst_sum, worst_inverse);
-    printf("parallel %.6f s\n", (double)(end_time - start_time) * 1e-6);
-    printf("from create %.6f s\n", (double)(end_time - create_time) * 1e-6);
-    printf("sequential %.6f s\n", (double)(seq_end - seq_start) * 1e-6);
+    print_times(start_time, create_time, end_time, seq_start, seq_end);
     fflush(stdout);
     if (what) exit(1);
     free(v);

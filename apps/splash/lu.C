@@ -344,9 +344,7 @@ int main(int argc, char **argv) {
       printf("PASS splash_lu: n %ld, block %ld, %ld processes (%ld x %ld), %s, checksum %.17g, residual %.3g\n", n,
              bsize, P, prows, pcols, contiguous ? "contiguous blocks" : "blocks in matrix order", checksum, res);
     }
-    printf("parallel %.6f s\n", (double)(end_time - start_time) * 1e-6);
-    printf("from create %.6f s\n", (double)(end_time - create_time) * 1e-6);
-    printf("sequential %.6f s\n", (double)(seq_end - seq_start) * 1e-6);
+    print_times(start_time, create_time, end_time, seq_start, seq_end);
     fflush(stdout);
     if (differ || !(res < 1e-12)) exit(1);
     free(ref);

@@ -582,9 +582,7 @@ int main(int argc, char **argv) {
       printf("PASS splash_ocean: n %ld, %ld processes, %ld steps, %ld levels, %.1f V-cycles per step, energy %.9g\n",
              n, P, steps, grids.levels, total_cycles / (double)steps, ref.energy[steps - 1]);
     }
-    printf("parallel %.6f s\n", (double)(end_time - start_time) * 1e-6);
-    printf("from create %.6f s\n", (double)(end_time - create_time) * 1e-6);
-    printf("sequential %.6f s\n", (double)(seq_end - seq_start) * 1e-6);
+    print_times(start_time, create_time, end_time, seq_start, seq_end);
     fflush(stdout);
     if (what) exit(1);
   }

@@ -298,9 +298,7 @@ int main(int argc, char **argv) {
     else
       printf("PASS splash_radix: %ld keys below %ld, radix %ld, %ld passes, %ld processes, sorted and equal to qsort\n",
              nkeys, max_key, radix, passes, P);
-    printf("parallel %.6f s\n", (double)(end_time - start_time) * 1e-6);
-    printf("from create %.6f s\n", (double)(end_time - create_time) * 1e-6);
-    printf("sequential %.6f s\n", (double)(seq_end - seq_start) * 1e-6);
+    print_times(start_time, create_time, end_time, seq_start, seq_end);
     fflush(stdout);
     if (what) exit(1);
   }

@@ -1,7 +1,8 @@
 /* Option handling shared by the SPLASH-dialect programs: a bad option or
  * value ends the program with exit status 2, a message naming it and the
  * usage text.  The including program defines SPLASH_PROGRAM (its name) and
- * `usage_text` first. */
+ * `usage_text` first.  Also the times every program prints after its check
+ * (print_times). */
 #ifndef RDSM_SPLASH_ARGS_H
 #define RDSM_SPLASH_ARGS_H
 
@@ -38,6 +39,17 @@ static void bad_option(const char *options) {
   const char *at = optopt && optopt != ':' ? strchr(options, optopt) : NULL;
   if (at && at[1] == ':') usage_error("option %s needs a value", opt);
   usage_error("unknown option %s", opt);
+}
+
+/* The times, from CLOCK's microseconds: the parallel phase; the same from
+ * just before the first CREATE, the job's start included (where the
+ * parallel phase starts there too, both are the same); the sequential
+ * reference. */
+static void print_times(unsigned long start, unsigned long create, unsigned long end, unsigned long seq_start,
+                        unsigned long seq_end) {
+  printf("parallel %.6f s\n", (double)(end - start) * 1e-6);
+  printf("from create %.6f s\n", (double)(end - create) * 1e-6);
+  printf("sequential %.6f s\n", (double)(seq_end - seq_start) * 1e-6);
 }
 
 #endif

@@ -331,9 +331,7 @@ int main(int argc, char **argv) {
       printf("PASS splash_water: %ld molecules, %ld processes, %ld steps, %ld locks, energy %.9g, drift %.2e\n", nmol,
              P, steps, nlocks, pot[steps - 1] + kin[steps - 1], drift);
     }
-    printf("parallel %.6f s\n", (double)(end_time - start_time) * 1e-6);
-    printf("from create %.6f s\n", (double)(end_time - start_time) * 1e-6); /* the parallel time starts there */
-    printf("sequential %.6f s\n", (double)(seq_end - seq_start) * 1e-6);
+    print_times(start_time, start_time, end_time, seq_start, seq_end); /* the parallel time starts at CREATE */
     fflush(stdout);
     if (what) exit(1);
   }
