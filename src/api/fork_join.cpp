@@ -24,12 +24,15 @@
 #include "api/runtime_teardown.hpp"
 #include "api/runtime.hpp"
 #include "api/seed_homes.hpp"
+#include "api/spare_worker_file.hpp"
 #include "api/splash_order.hpp"
 #include "api/worker_watch.hpp"
 #include "bootstrap/node_file.hpp"
+#include "common/available_memory.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/message_signal.hpp"
+#include "common/usable_cpus.hpp"
 #include "memory/region.hpp"
 #include "stats/stats.hpp"
 
@@ -41,6 +44,10 @@ constexpr uintptr_t kLowRegionBase = 0x40000000;  // 1 GiB
 constexpr uintptr_t kLowRegionTop = 0x100000000;  // 4 GiB
 
 using Worker = WatchedWorker;
+
+// The next job's first worker's memory file, given its memory while the
+// master sets up alone (spare_worker_file.hpp).  Never destroyed, as g.
+SpareWorkerFile &spare = *new SpareWorkerFile;
 
 // Private to the master; a worker gets a copy at fork and only reads it.
 struct State {
@@ -65,6 +72,15 @@ struct State {
 };
 // Never destroyed: exit() may end the program while the watcher runs.
 State &g = *new State;
+
+// The master is alone and will be until its first CREATE: a file for the
+// first worker is given memory meanwhile, where a CPU is free for it and
+// the protocol keeps copies in the workers' files.
+void prepare_spare(Runtime &rt) {
+  if (usable_cpus() < 2 || rt.protocol->config().coherence == CoherenceAxis::hardware) return;
+  const uint64_t budget = std::min<uint64_t>(g.base.prepopulate_bytes, available_memory_bytes() / 4);
+  spare.start(rt.protocol->data_segment().fd_offset, rt.allocator->used_bytes(), budget);
+}
 
 void check_master(const char *call) {
   if (!g.on) api_error(call, "called before MAIN_INITENV; the master calls MAIN_INITENV first");
@@ -237,6 +253,7 @@ void form(const char *call) {
   const int nodes = (g.job_workers + g.base.threads - 1) / g.base.threads;
   if (nodes == 1) {
     // Every worker is a thread of the master's node: no job to form.
+    spare.discard();
     std::vector<void (*)()> mine = functions_of(0);
     g.pending.clear();
     run_on_threads(mine, false);
@@ -256,7 +273,9 @@ void form(const char *call) {
   const KeptRange kept = kept_range(rt);
   runtime_leave(false);
   clear_all_but(kept);
-  g.worker_files = create_node_files(nodes - 1);
+  const int prepared = spare.take();  // the first worker's, if the master's set-up gave it memory
+  g.worker_files = create_node_files(nodes - 1 - (prepared >= 0));
+  if (prepared >= 0) g.worker_files.insert(g.worker_files.begin(), prepared);
   std::vector<int> files{g.file0};
   files.insert(files.end(), g.worker_files.begin(), g.worker_files.end());
   join_reaper();  // the last job's workers are gone before this job's words are reset
@@ -448,6 +467,7 @@ void init(size_t shared_bytes) {
   g.on = true;
   atexit(master_exits);
   runtime_build(job_options(1, 0, {g.file0}));
+  prepare_spare(runtime_for("MAIN_INITENV"));
 }
 
 void create(void (*fn)(), const char *call) {
@@ -476,8 +496,18 @@ void create_and_run(void (*fn)(), long nodes, const char *call) {
 }
 
 void form_pending_job() {
-  if (!g.on || g.worker || g.pending.empty()) return;
+  if (!g.on || g.worker) return;
+  if (g.pending.empty()) {
+    // The master synchronises with no worker to fork (the program runs as
+    // one process, or a job is running already): no file to prepare.
+    spare.discard();
+    return;
+  }
   form("CREATE");
+}
+
+void shared_data_grew() {
+  if (g.on && !g.worker) spare.grow(runtime_for("G_MALLOC").allocator->used_bytes());
 }
 
 void wait_for_end(const char *call) {

@@ -49,6 +49,10 @@ void create(void (*fn)(), const char *call);
 void create_and_run(void (*fn)(), long nodes, const char *call);
 // Forks the workers CREATE asked for, if any are waiting (master only).
 void form_pending_job();
+// The master allocated shared data (G_MALLOC): while it is alone, the next
+// job's first worker's memory file is given memory for it too
+// (spare_worker_file.hpp).
+void shared_data_grew();
 // WAIT_FOR_END: every worker of every CREATE has finished; their writes are
 // visible to the master.
 void wait_for_end(const char *call);

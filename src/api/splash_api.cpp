@@ -150,8 +150,9 @@ void *rdsm_splash_malloc(size_t bytes) {
   // homed at it, as a forked job homes the set-up's allocations: it writes
   // them first, with no claim to make.
   const rdsm_placement placement = fj::master_alone() ? RDSM_PLACE_LOCAL : RDSM_PLACE_DEFAULT;
-  return races::note_allocation(rt.allocator->allocate(bytes, placement, "G_MALLOC"), bytes,
-                                __builtin_return_address(0));
+  void *p = rt.allocator->allocate(bytes, placement, "G_MALLOC");
+  fj::shared_data_grew();
+  return races::note_allocation(p, bytes, __builtin_return_address(0));
 }
 
 void rdsm_splash_lock_init(rdsm_splash_lock_t *l) {

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/available_memory.hpp"
 #include "memory/madvise_populate.hpp"
 #include "memory/region.hpp"
 
@@ -20,19 +21,6 @@ namespace rdsm {
 
 namespace {
 constexpr size_t kRereadBytes = size_t(64) << 20;
-
-// Bytes of memory the kernel can give without swapping (MemAvailable), or 0
-// when it does not say.
-size_t available_memory_bytes() {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  long kb = -1;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1) break;
-  fclose(f);
-  return kb > 0 ? (size_t)kb * 1024 : 0;
-}
 }  // namespace
 
 bool SharedRegion::populate(size_t first, size_t count, int copies_of_each_page) {
