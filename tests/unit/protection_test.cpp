@@ -117,6 +117,29 @@ TEST(SharedRegion, PopulateWithinStopsAtTheBudget) {
   EXPECT_EQ((size_t)st.st_blocks * 512, budget) << "the memory file holds another amount than was populated";
 }
 
+// Populating a range the file holds parts of already gives every hole its
+// memory (however many: past a few dozen, the rest in one call) and leaves
+// the pages it had as they were.
+TEST(SharedRegion, PopulateFillsTheHolesAndKeepsWhatTheFileHas) {
+  for (size_t every : {3, 2}) {  // 16 holes, then 100: past the call limit
+    MprotectRegion t(200);
+    const size_t pages = every == 3 ? 48 : 200;
+    for (size_t p = 0; p < pages; p += every) {
+      const uint8_t mark = (uint8_t)(p + 1);
+      ASSERT_EQ(pwrite(t.seg.fd, &mark, 1, (off_t)(p * kPageBytes + 7)), 1);
+    }
+    ASSERT_TRUE(t.region->populate(0, pages, 1));
+    struct stat st;
+    ASSERT_EQ(fstat(t.seg.fd, &st), 0);
+    EXPECT_EQ((size_t)st.st_blocks * 512, pages * kPageBytes) << "every " << every;
+    for (size_t p = 0; p < pages; ++p) {
+      uint8_t b = 0xff;
+      ASSERT_EQ(pread(t.seg.fd, &b, 1, (off_t)(p * kPageBytes + 7)), 1);
+      EXPECT_EQ(b, p % every == 0 ? (uint8_t)(p + 1) : 0) << "page " << p;
+    }
+  }
+}
+
 TEST(Preflight, NamesMaxMapCountWhenTheRegionNeedsMoreMappings) {
   Options o;
   o.memory = "mprotect";
