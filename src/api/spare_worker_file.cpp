@@ -5,8 +5,6 @@
 #include <cerrno>
 #include <condition_variable>
 #include <mutex>
-#include <pthread.h>
-#include <sched.h>
 #include <sys/uio.h>
 #include <thread>
 #include <unistd.h>
@@ -60,8 +58,6 @@ struct SpareWorkerFile::Preparation {
 
   void run() {
     block_message_signal_here();  // message signals are for the compute threads
-    sched_param idle{};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);  // best effort
     for (;;) {
       uint64_t from, len;
       {
@@ -106,10 +102,6 @@ void SpareWorkerFile::grow(uint64_t used) {
 
 int SpareWorkerFile::take() {
   if (!p_) return -1;
-  // Out of the idle class first: with both CPUs busy it would wait for a
-  // share of a CPU before it could see that it should stop.
-  sched_param normal{};
-  pthread_setschedparam(p_->thread.native_handle(), SCHED_OTHER, &normal);
   {
     std::lock_guard<std::mutex> g(p_->mu);
     p_->stop = true;

@@ -21,9 +21,11 @@
 // thread (the process may run on 2 CPUs or more), where the protocol keeps
 // copies in the worker's file (not the hardware-coherent baseline), and
 // within RDSM_PREPOPULATE (set to off, it makes none) and a quarter of the
-// memory available.  The thread runs in the idle scheduling class: it
-// takes a CPU only when nothing else wants it.  Later workers of a job
-// (3 processes and more) start with fresh files as before.
+// memory available.  The thread is an ordinary one: in the idle
+// scheduling class, the wait for it to stop at CREATE could last as long
+// as other programs keep both CPUs busy, and a thread may not leave that
+// class again without privilege.  Later workers of a job (3 processes and
+// more), and later jobs, start with fresh files as before.
 #pragma once
 #include <cstdint>
 
