@@ -52,7 +52,6 @@ struct SpareWorkerFile::Preparation {
   uint64_t wanted = 0;  // bytes of the data segment, capped by the budget
   uint64_t limit = 0;   // the budget (lowered where the kernel refuses)
   bool stop = false;
-  bool drop = false;  // close the file on the way out (discard)
   std::atomic<uint64_t> prepared{0};
   std::thread thread;
 
@@ -73,10 +72,6 @@ struct SpareWorkerFile::Preparation {
         continue;
       }
       prepared.store(from + len);
-    }
-    if (drop) {
-      close(fd);  // the kernel frees the memory here, on this thread
-      delete this;
     }
   }
 };
@@ -115,13 +110,12 @@ int SpareWorkerFile::take() {
 }
 
 void SpareWorkerFile::discard() {
-  if (!p_) return;
-  Preparation *p = p_;
-  p_ = nullptr;
-  p->thread.detach();  // it closes the file and frees itself, once it sees `drop`
-  std::lock_guard<std::mutex> g(p->mu);
-  p->stop = p->drop = true;
-  p->wake.notify_one();
+  const int fd = take();
+  // Here, not on the thread: freeing the memory takes the kernel
+  // milliseconds, which a thread of its own spent while a one-process
+  // RADIX ran its first pass, allocating its destination's pages (its
+  // parallel phase 1.19 times as long, 14 runs alternated).
+  if (fd >= 0) close(fd);
 }
 
 uint64_t SpareWorkerFile::prepared_bytes() const { return p_ ? p_->prepared.load() : 0; }

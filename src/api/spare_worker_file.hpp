@@ -44,8 +44,8 @@ class SpareWorkerFile {
   // pages have their memory up to where the thread got (it stops first).
   // -1 if none is being prepared.
   int take();
-  // No job will use it: the thread stops and closes the file, which gives
-  // the memory back, without the caller waiting for either.
+  // No job will use it: the thread stops and the file is closed, which
+  // gives its memory back.
   void discard();
   // Bytes of the data segment given memory so far (for tests).
   uint64_t prepared_bytes() const;
