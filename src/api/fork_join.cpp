@@ -253,7 +253,7 @@ void form(const char *call) {
   const int nodes = (g.job_workers + g.base.threads - 1) / g.base.threads;
   if (nodes == 1) {
     // Every worker is a thread of the master's node: no job to form.
-    spare.discard();
+    spare.pause();
     std::vector<void (*)()> mine = functions_of(0);
     g.pending.clear();
     run_on_threads(mine, false);
@@ -499,8 +499,9 @@ void form_pending_job() {
   if (!g.on || g.worker) return;
   if (g.pending.empty()) {
     // The master synchronises with no worker to fork (the program runs as
-    // one process, or a job is running already): no file to prepare.
-    spare.discard();
+    // one process, or a job is running already): the first worker's file
+    // is not given more memory beside what comes next.
+    spare.pause();
     return;
   }
   form("CREATE");

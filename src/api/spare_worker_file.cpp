@@ -87,7 +87,7 @@ void SpareWorkerFile::start(uint64_t data_offset, uint64_t used, uint64_t budget
 }
 
 void SpareWorkerFile::grow(uint64_t used) {
-  if (!p_) return;
+  if (!p_ || !p_->thread.joinable()) return;  // none, or paused
   {
     std::lock_guard<std::mutex> g(p_->mu);
     p_->wanted = std::max(p_->wanted, (used + 4095) / 4096 * 4096);
@@ -95,31 +95,30 @@ void SpareWorkerFile::grow(uint64_t used) {
   p_->wake.notify_one();
 }
 
-int SpareWorkerFile::take() {
-  if (!p_) return -1;
+void SpareWorkerFile::pause() {
+  if (!p_ || !p_->thread.joinable()) return;
   {
     std::lock_guard<std::mutex> g(p_->mu);
     p_->stop = true;
   }
   p_->wake.notify_one();
   p_->thread.join();
+}
+
+int SpareWorkerFile::take() {
+  if (!p_) return -1;
+  pause();
   const int fd = p_->fd;
   delete p_;
   p_ = nullptr;
   return fd;
 }
 
-void SpareWorkerFile::discard() {
-  const int fd = take();
-  // Here, not on the thread: freeing the memory takes the kernel
-  // milliseconds, which a thread of its own spent while a one-process
-  // RADIX ran its first pass, allocating its destination's pages (its
-  // parallel phase 1.19 times as long, 14 runs alternated).
-  if (fd >= 0) close(fd);
-}
-
 uint64_t SpareWorkerFile::prepared_bytes() const { return p_ ? p_->prepared.load() : 0; }
 
-SpareWorkerFile::~SpareWorkerFile() { discard(); }
+SpareWorkerFile::~SpareWorkerFile() {
+  const int fd = take();
+  if (fd >= 0) close(fd);
+}
 
 }  // namespace rdsm::fj

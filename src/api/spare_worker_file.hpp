@@ -14,18 +14,23 @@
 // allocated.  At CREATE the job's first worker takes the file for its own,
 // and its start writes into memory the file already has.
 //
-// It is speculation: a program run with one process never forks.  The
-// file is dropped, its memory given back, when the master synchronises
-// while alone (its first BARRIER or LOCK without a CREATE before it: one
-// process), or ends.  It is made only where a second CPU is free for the
-// thread (the process may run on 2 CPUs or more), where the protocol keeps
-// copies in the worker's file (not the hardware-coherent baseline), and
-// within RDSM_PREPOPULATE (set to off, it makes none) and a quarter of the
-// memory available.  The thread is an ordinary one: in the idle
-// scheduling class, the wait for it to stop at CREATE could last as long
-// as other programs keep both CPUs busy, and a thread may not leave that
-// class again without privilege.  Later workers of a job (3 processes and
-// more), and later jobs, start with fresh files as before.
+// It is speculation: a program run with one process never forks.  When
+// the master synchronises while alone (its first BARRIER or LOCK without a
+// CREATE before it: one process, or a lock in its set-up), the thread
+// stops, so that nothing of it runs beside the program's timed part; the
+// file is kept, for a CREATE that may still come, until the program ends
+// (freeing it at once cost a one-process run's timed part 4-9 ms, on the
+// master, or its first pass's page allocations, on a thread: RADIX's
+// parallel phase 1.12-1.19 times as long).  It is made only where a second
+// CPU is free for the thread (the process may run on 2 CPUs or more),
+// where the protocol keeps copies in the worker's file (not the
+// hardware-coherent baseline), and within RDSM_PREPOPULATE (set to off, it
+// makes none) and a quarter of the memory available.  The thread is an
+// ordinary one: in the idle scheduling class, the wait for it to stop
+// could last as long as other programs keep both CPUs busy, and a thread
+// may not leave that class again without privilege.  Later workers of a
+// job (3 processes and more), and later jobs, start with fresh files as
+// before.
 #pragma once
 #include <cstdint>
 
@@ -38,18 +43,20 @@ class SpareWorkerFile {
   // file) and gives it memory up to `used`, at most `budget` bytes.  A
   // no-op where a file is being prepared already.
   void start(uint64_t data_offset, uint64_t used, uint64_t budget);
-  // The master allocated shared data: the file gets memory up to `used`.
+  // The master allocated shared data: the file gets memory up to `used`
+  // (not once paused).
   void grow(uint64_t used);
   // The file for the next job's first worker: a fresh node file whose data
   // pages have their memory up to where the thread got (it stops first).
   // -1 if none is being prepared.
   int take();
-  // No job will use it: the thread stops and the file is closed, which
-  // gives its memory back.
-  void discard();
+  // The master synchronises alone: the thread stops (waited for), the file
+  // is kept as far as it got, for take().
+  void pause();
   // Bytes of the data segment given memory so far (for tests).
   uint64_t prepared_bytes() const;
 
+  // Closes a file nobody took.
   ~SpareWorkerFile();
 
  private:

@@ -1,7 +1,8 @@
 // The file a fork-join master prepares for its first worker while it sets
 // up alone: its data pages get memory up to what the master allocated,
 // within the budget, and nothing else of the file does; take() hands it
-// over, discard() lets it go.
+// over; pause() stops the thread and keeps the file, which is closed if
+// nobody takes it.
 #include "api/spare_worker_file.hpp"
 
 #include <chrono>
@@ -88,16 +89,33 @@ TEST(SpareWorkerFile, NoBudgetMakesNoFile) {
   EXPECT_EQ(s.take(), -1);
 }
 
-TEST(SpareWorkerFile, DiscardClosesTheFile) {
-  const int before = open_fds();
+TEST(SpareWorkerFile, PauseStopsTheThreadAndKeepsTheFile) {
   SpareWorkerFile s;
+  s.pause();  // none: nothing
   s.start(kDataOffset, 2 * kMiB, 64 * kMiB);
   ASSERT_TRUE(wait_prepared(s, 2 * kMiB));
-  EXPECT_EQ(open_fds(), before + 1);
-  s.discard();
+  s.pause();
+  s.pause();  // twice is nothing
+  s.grow(6 * kMiB);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(s.prepared_bytes(), 2 * kMiB);  // no thread to give it more
+  const int fd = s.take();
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(allocated_bytes(fd), 2 * kMiB);
+  close(fd);
+}
+
+TEST(SpareWorkerFile, AFileNobodyTookIsClosed) {
+  const int before = open_fds();
+  {
+    SpareWorkerFile s;
+    s.start(kDataOffset, 2 * kMiB, 64 * kMiB);
+    ASSERT_TRUE(wait_prepared(s, 2 * kMiB));
+    EXPECT_EQ(open_fds(), before + 1);
+    s.pause();
+    EXPECT_EQ(open_fds(), before + 1);  // kept
+  }
   EXPECT_EQ(open_fds(), before);
-  EXPECT_EQ(s.take(), -1);
-  s.discard();  // twice is nothing
 }
 
 TEST(SpareWorkerFile, TakeStopsAPreparationUnderWay) {
