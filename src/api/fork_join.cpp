@@ -507,8 +507,8 @@ void form_pending_job() {
   form("CREATE");
 }
 
-void shared_data_grew() {
-  if (g.on && !g.worker) spare.grow(runtime_for("G_MALLOC").allocator->used_bytes());
+void shared_data_grew(uint64_t used_bytes) {
+  if (g.on && !g.worker) spare.grow(used_bytes);
 }
 
 void wait_for_end(const char *call) {

@@ -35,6 +35,7 @@
 // on any host, and the job lasts the whole program (fork_join_ranks.hpp).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace rdsm::fj {
 
@@ -49,10 +50,10 @@ void create(void (*fn)(), const char *call);
 void create_and_run(void (*fn)(), long nodes, const char *call);
 // Forks the workers CREATE asked for, if any are waiting (master only).
 void form_pending_job();
-// The master allocated shared data (G_MALLOC): while it is alone, the next
-// job's first worker's memory file is given memory for it too
-// (spare_worker_file.hpp).
-void shared_data_grew();
+// The master allocated shared data (G_MALLOC), `used_bytes` in all: while
+// it is alone, the next job's first worker's memory file is given memory
+// for it too (spare_worker_file.hpp).
+void shared_data_grew(uint64_t used_bytes);
 // WAIT_FOR_END: every worker of every CREATE has finished; their writes are
 // visible to the master.
 void wait_for_end(const char *call);

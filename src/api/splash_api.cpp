@@ -151,7 +151,7 @@ void *rdsm_splash_malloc(size_t bytes) {
   // them first, with no claim to make.
   const rdsm_placement placement = fj::master_alone() ? RDSM_PLACE_LOCAL : RDSM_PLACE_DEFAULT;
   void *p = rt.allocator->allocate(bytes, placement, "G_MALLOC");
-  fj::shared_data_grew();
+  fj::shared_data_grew(rt.allocator->used_bytes());
   return races::note_allocation(p, bytes, __builtin_return_address(0));
 }
 

@@ -25,6 +25,18 @@ struct FakeProc {
       mkdir(path.substr(0, at).c_str(), 0755);
     std::ofstream(path) << text;
   }
+  // A group's limit and what it uses, in the files named.
+  void group(const std::string &dir, const char *limit_file, const char *limit, const char *usage_file,
+             const char *usage) {
+    write(dir + "/" + limit_file, std::string(limit) + "\n");
+    write(dir + "/" + usage_file, std::string(usage) + "\n");
+  }
+  void v2(const std::string &dir, const char *max, const char *current) {
+    group("fs" + dir, "memory.max", max, "memory.current", current);
+  }
+  void v1(const std::string &dir, const char *limit, const char *usage) {
+    group("fs/memory" + dir, "memory.limit_in_bytes", limit, "memory.usage_in_bytes", usage);
+  }
   size_t available() {
     return available_memory_bytes_from(root + "/meminfo", root + "/cgroup", root + "/fs");
   }
@@ -35,23 +47,20 @@ constexpr size_t kMemAvailable = 1000000ull * 1024;
 TEST(AvailableMemory, IsMemAvailableWithoutALimit) {
   FakeProc p;
   p.write("cgroup", "0::/user.slice/job\n");
-  p.write("fs/user.slice/job/memory.max", "max\n");
-  p.write("fs/user.slice/job/memory.current", "5000\n");
+  p.v2("/user.slice/job", "max", "5000");
   EXPECT_EQ(p.available(), kMemAvailable);
 }
 
 TEST(AvailableMemory, IsWhatTheGroupsLimitLeavesUnderCgroupV2) {
   FakeProc p;
   p.write("cgroup", "0::/a/b\n");
-  p.write("fs/a/b/memory.max", "300000000\n");
-  p.write("fs/a/b/memory.current", "100000000\n");
+  p.v2("/a/b", "300000000", "100000000");
   EXPECT_EQ(p.available(), 200000000u);
   // A group above with less room left limits it further.
-  p.write("fs/a/memory.max", "150000000\n");
-  p.write("fs/a/memory.current", "100000000\n");
+  p.v2("/a", "150000000", "100000000");
   EXPECT_EQ(p.available(), 50000000u);
   // Past its limit already: nothing.
-  p.write("fs/a/memory.current", "160000000\n");
+  p.v2("/a", "150000000", "160000000");
   EXPECT_EQ(p.available(), 0u);
 }
 
@@ -59,11 +68,9 @@ TEST(AvailableMemory, IsWhatTheGroupsLimitLeavesUnderCgroupV1) {
   FakeProc p;
   p.write("cgroup", "5:devices:/x\n4:memory:/x/y\n0::/\n");
   // No limit: the largest page-aligned number.
-  p.write("fs/memory/x/y/memory.limit_in_bytes", "9223372036854771712\n");
-  p.write("fs/memory/x/y/memory.usage_in_bytes", "2194497536\n");
+  p.v1("/x/y", "9223372036854771712", "2194497536");
   EXPECT_EQ(p.available(), kMemAvailable);
-  p.write("fs/memory/x/y/memory.limit_in_bytes", "600000000\n");
-  p.write("fs/memory/x/y/memory.usage_in_bytes", "500000000\n");
+  p.v1("/x/y", "600000000", "500000000");
   EXPECT_EQ(p.available(), 100000000u);
   // The devices controller's group is not a memory limit.
   p.write("fs/x/memory.max", "1\n");
