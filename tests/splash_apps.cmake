@@ -10,6 +10,7 @@ set(RDSM_SPLASH_APP_TESTS
   "fft|splash_fft|-m 14"
   "radix|splash_radix|-n 262144"
   "radix_own|splash_radix|-n 262144 -o"
+  "radix_flags|splash_radix|-n 262144 -o -f"
   "water|splash_water|-m 512 -s 2")
 foreach(entry ${RDSM_SPLASH_APP_TESTS})
   string(REPLACE "|" ";" parts "${entry}")

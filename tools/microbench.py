@@ -5,7 +5,7 @@ has a row per memory backend, so the backends stand side by side (and a
 uffd/mprotect row, their ratio).
 
 Every program (micro_page, micro_diff, micro_lock, micro_barrier,
-micro_fault, micro_fault_hops) is run --repeat times per preset through `rdsm run --quiet
+micro_pause, micro_fault, micro_fault_hops) is run --repeat times per preset through `rdsm run --quiet
 --timeout 120`; each figure in the table is the median over those runs.
 micro_lock and micro_barrier also run on nodes of several compute threads
 (--threads): a lock handed between two threads of one node and between
@@ -112,6 +112,8 @@ def runs():
     for n, t in ((1, 4), (2, 2)):
         r.append(Run("barrier.n%dt%d" % (n, t), "micro_barrier", n, [], ["--rounds", "200"], threads=t))
     r.append(Run("fault", "micro_fault", 2, [], ["--pages", "64"]))
+    # A fork-join program: one process, which forks its worker.
+    r.append(Run("pause", "micro_pause", 1, [], ["--rounds", "200"]))
     r.append(Run("fault_hops", "micro_fault_hops", 3, [], ["--pages", "32"]))
     return r
 
@@ -190,6 +192,10 @@ def figures():
                         get("node0_us"), g))
         f.append(Figure("barrier_max_us.n%dt%d" % (n, t), "%dx%d, max over nodes" % (n, t), "us",
                         "barrier.n%dt%d" % (n, t), get("max_us"), g))
+    g = "SPLASH pause flags (micro_pause, 2 processes of a fork-join program, SETPAUSE / WAITPAUSE in turns)"
+    f.append(Figure("pause_idle_us", "hand-off, no work between", "us", "pause", get("idle_us"), g))
+    f.append(Figure("pause_busy_us", "hand-off after 200 us of work (beyond the work)", "us", "pause",
+                    get("busy_us"), g))
     g = "faults at node 1 (micro_fault, 2 nodes)"
     f.append(Figure("fault_read_us", "read fault (fetch)", "us", "fault", get("read_us"), g))
     f.append(Figure("fault_read_again_us", "read fault, page held before", "us", "fault", get("read_again_us"), g))

@@ -15,6 +15,13 @@
  *      the first rank of each of its digits                        barrier
  *   3. each process moves its keys to their ranks in the destination array
  *      (scattered writes into pages every process writes)          barrier
+ * With -f the prefix sums go as the SPLASH-2 original's do, by pairwise
+ * hand-offs of pause flags instead of barriers: the processes' counts are
+ * summed up a binary tree (a process waits for the flag of the subtree to
+ * its right, adds that subtree's sums into its own and passes the result
+ * up), process 0 turns the totals into each digit's first rank, and the
+ * offsets of the slices before each process come back down the tree, each
+ * parent setting its right child's flag; one barrier ends the pass.
  * This works for any number of processes.  The master generates the keys
  * and initialises every shared array before any worker exists (with -o, as
  * the SPLASH-2 original does, each process makes its own slice's keys and
@@ -32,7 +39,7 @@ MAIN_ENV
 #define MAX_PROCS 64
 
 static const char *usage_text =
-    "usage: splash_radix [-pP] [-nN] [-rR] [-mM] [-sS] [-t] [-h]\n"
+    "usage: splash_radix [-pP] [-nN] [-rR] [-mM] [-sS] [-o] [-f] [-t] [-h]\n"
     "  radix sort of N integer keys in [0, M)\n"
     "  -pP  processes (1..64, default 1)\n"
     "  -nN  number of keys (default 4194304)\n"
@@ -41,6 +48,8 @@ static const char *usage_text =
     "  -sS  seed of the keys (default 1)\n"
     "  -o   as the SPLASH-2 original: each process makes the keys of its own slice\n"
     "       (before the timed part); the master leaves both key arrays untouched\n"
+    "  -f   prefix sums by pause flags up and down a tree of the processes, as the\n"
+    "       SPLASH-2 original (SETPAUSE / WAITPAUSE), one barrier a pass\n"
     "  -t   check the result (always done)\n"
     "  -h   this help\n";
 
@@ -48,6 +57,8 @@ struct GlobalMemory {
   LOCKDEC(idlock)
   long id;
   BARDEC(bar)
+  PAUSEDEC(up[MAX_PROCS])   /* -f: set by a process once its subtree's sums are ready */
+  PAUSEDEC(down[MAX_PROCS]) /* -f: set by its parent once a process's offsets are ready */
 };
 
 struct GlobalMemory *Global;
@@ -57,6 +68,7 @@ long *before;         /* [P][row]: keys of the digit in the slices before it */
 long *digit_total;    /* [radix] */
 long *digit_start;    /* [radix]: rank of the first key of the digit */
 long *partial;        /* [P][16]: total of the digits a process sums, alone in its line */
+long *subtree;        /* -f, [P][row]: sums of the digits over a process's subtree of the tree */
 
 long P = 1;
 long nkeys = 4194304;
@@ -64,6 +76,7 @@ long radix = 1024;
 long max_key = 524288;
 long seed = 1;
 int own_keys = 0; /* -o: each process makes its own slice's keys */
+int flag_tree = 0; /* -f: prefix sums by pause flags up and down a tree */
 long log_radix, passes, row;
 unsigned long start_time;
 
@@ -134,11 +147,65 @@ static void permute(const struct sort_arrays *s, const int *src, int *dst, long 
   }
 }
 
+/* -f: the prefix sums of a pass by pause flags.  The tree: at level k
+ * (stride s = 2^k) process id, a multiple of 2s, is the parent of id + s
+ * (when there is one); a process that is id + s at level k stops climbing
+ * there.  Each process leaves its slice's offsets in its row of before[]
+ * and process 0 writes digit_start[]. */
+static void flag_tree_sums(const struct sort_arrays *s, long id, long nprocs, long *left) {
+  long *mine = subtree + id * row, *counts = s->histogram + id * row, *offsets = s->before + id * row;
+  long stride, top = 0, d;
+  for (d = 0; d < radix; d++) mine[d] = counts[d];
+  /* Up: add the right subtrees' sums, level by level, until this process is a right child. */
+  for (stride = 1; stride < nprocs; stride *= 2) {
+    if (id % (2 * stride) != 0) {
+      SETPAUSE(Global->up[id])
+      break;
+    }
+    if (id + stride < nprocs) {
+      const long *right = subtree + (id + stride) * row;
+      WAITPAUSE(Global->up[id + stride])
+      CLEARPAUSE(Global->up[id + stride])
+      for (d = 0; d < radix; d++) mine[d] += right[d];
+    }
+    top = stride * 2;
+  }
+  /* Down: the offsets of the slices before this one come from the parent
+   * (nothing before process 0, whose sums are the digits' totals). */
+  if (id == 0) {
+    long base = 0;
+    for (d = 0; d < radix; d++) {
+      s->digit_start[d] = base;
+      base += mine[d];
+      offsets[d] = 0;
+    }
+  } else {
+    WAITPAUSE(Global->down[id])
+    CLEARPAUSE(Global->down[id])
+  }
+  /* The sums of this process's subtree at each level, from the top down:
+   * the left part of a level is the whole less its right subtree, and the
+   * right child's slices come after the left part's. */
+  for (d = 0; d < radix; d++) left[d] = mine[d];
+  for (stride = top / 2; stride >= 1; stride /= 2) {
+    if (id + stride < nprocs) {
+      const long *right = subtree + (id + stride) * row;
+      long *child = s->before + (id + stride) * row;
+      for (d = 0; d < radix; d++) {
+        left[d] -= right[d];
+        child[d] = offsets[d] + left[d];
+      }
+      SETPAUSE(Global->down[id + stride])
+    }
+  }
+}
+
 /* ---- the parallel part ---------------------------------------------------- */
 
 void SlaveStart(void) {
   long id, pid, pass;
   long *next = (long *)malloc((size_t)radix * sizeof(long));
+  long *left = (long *)malloc((size_t)radix * sizeof(long));
   struct sort_arrays s;
 
   LOCK(Global->idlock)
@@ -164,15 +231,20 @@ void SlaveStart(void) {
     const int *src = keys[pass % 2];
     int *dst = keys[(pass + 1) % 2];
     count_digits(&s, src, id, P, pass * log_radix);
-    BARRIER(Global->bar, P)
-    sum_columns(&s, id, P);
-    BARRIER(Global->bar, P)
-    digit_ranks(&s, id, P);
-    BARRIER(Global->bar, P)
+    if (flag_tree) {
+      flag_tree_sums(&s, id, P, left);
+    } else {
+      BARRIER(Global->bar, P)
+      sum_columns(&s, id, P);
+      BARRIER(Global->bar, P)
+      digit_ranks(&s, id, P);
+      BARRIER(Global->bar, P)
+    }
     permute(&s, src, dst, next, id, P, pass * log_radix);
     BARRIER(Global->bar, P)
   }
   free(next);
+  free(left);
 }
 
 /* ---- set-up and check ----------------------------------------------------- */
@@ -187,7 +259,7 @@ int main(int argc, char **argv) {
   long i, bits;
   unsigned long create_time, end_time, seq_start, seq_end;
 
-  const char *const options = "p:n:r:m:s:oth";
+  const char *const options = "p:n:r:m:s:ofth";
   opterr = 0;
   while ((c = getopt(argc, argv, options)) != -1) {
     switch (c) {
@@ -197,6 +269,7 @@ int main(int argc, char **argv) {
       case 'm': max_key = parse_long("-m", optarg, 2, 2147483647L); break;
       case 's': seed = parse_long("-s", optarg, 0, 2147483647L); break;
       case 'o': own_keys = 1; break;
+      case 'f': flag_tree = 1; break;
       case 't': break;
       case 'h': printf("%s", usage_text); exit(0);
       default: bad_option(options);
@@ -216,14 +289,18 @@ int main(int argc, char **argv) {
   /* Each process's histogram row on pages of its own. */
   row = (radix * (long)sizeof(long) + 4095) / 4096 * 4096 / (long)sizeof(long);
 
-  /* Two key arrays, two histogram arrays, the digit arrays, slack. */
-  MAIN_INITENV(, 2 * (size_t)nkeys * sizeof(int) + 2 * (size_t)P * (size_t)row * sizeof(long) +
+  /* Two key arrays, three histogram arrays, the digit arrays, slack. */
+  MAIN_INITENV(, 2 * (size_t)nkeys * sizeof(int) + 3 * (size_t)P * (size_t)row * sizeof(long) +
                      2 * (size_t)radix * sizeof(long) + (size_t)MAX_PROCS * 16 * sizeof(long) + (4u << 20))
 
   Global = (struct GlobalMemory *)G_MALLOC(sizeof(struct GlobalMemory));
   Global->id = 0;
   LOCKINIT(Global->idlock)
   BARINIT(Global->bar)
+  for (i = 0; i < MAX_PROCS; i++) {
+    PAUSEINIT(Global->up[i])
+    PAUSEINIT(Global->down[i])
+  }
   keys[0] = (int *)G_MALLOC((size_t)nkeys * sizeof(int));
   keys[1] = (int *)G_MALLOC((size_t)nkeys * sizeof(int));
   histogram = (long *)G_MALLOC((size_t)P * (size_t)row * sizeof(long));
@@ -231,6 +308,7 @@ int main(int argc, char **argv) {
   digit_total = (long *)G_MALLOC((size_t)radix * sizeof(long));
   digit_start = (long *)G_MALLOC((size_t)radix * sizeof(long));
   partial = (long *)G_MALLOC((size_t)P * 16 * sizeof(long));
+  subtree = (long *)G_MALLOC((size_t)P * (size_t)row * sizeof(long));
 
   if (!own_keys) {
     generate(keys[0]);
@@ -238,6 +316,7 @@ int main(int argc, char **argv) {
   }
   memset(histogram, 0, (size_t)P * (size_t)row * sizeof(long));
   memset(before, 0, (size_t)P * (size_t)row * sizeof(long));
+  memset(subtree, 0, (size_t)P * (size_t)row * sizeof(long));
   memset(digit_total, 0, (size_t)radix * sizeof(long));
   memset(digit_start, 0, (size_t)radix * sizeof(long));
   memset(partial, 0, (size_t)P * 16 * sizeof(long));
