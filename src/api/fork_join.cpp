@@ -227,6 +227,7 @@ std::vector<void (*)()> functions_of(int rank) {
   if (getppid() != g.master) _exit(1);
   g.worker = true;
   g.watch.close_in_worker();
+  abandon_kept_teardown();  // the master's one-node runtime, which the master destroys (form)
   runtime_build(job_options(nodes, rank, files),
                 [&](Runtime &rt) { take_seeded_share(g.seed, *rt.protocol, nodes, rank, g.file0, files[rank]); });
   // The master allocated and set up everything so far: shared data this worker will read.
@@ -271,7 +272,14 @@ void form(const char *call) {
                              single_node_allocations(), rt.protocol->config().home == HomeAxis::migrate);
   g.seed.data_offset = data_offset;
   const KeptRange kept = kept_range(rt);
-  runtime_leave(false);
+  // The one-node runtime comes down after the fork (runtime_build of the
+  // job settles it), not before: unmapping its tables and views took 2-3 ms
+  // of the master's (SPLASH FFT -m20) that every worker waited for, where
+  // after the fork the master has that time to spare (a worker's start,
+  // copying its share and mapping its copies, is the longer).  The
+  // application view moves aside at once; the workers leave their copy of
+  // the rest to their exit (run_worker).
+  runtime_leave(false, {}, Teardown::background);
   clear_all_but(kept);
   const int prepared = spare.take();  // the first worker's, if the master's set-up gave it memory
   g.worker_files = create_node_files(nodes - 1 - (prepared >= 0));

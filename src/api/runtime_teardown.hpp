@@ -1,7 +1,9 @@
 // A fork-join master that goes on alone after WAIT_FOR_END does not wait
 // for its old job's runtime to come down: unmapping the other nodes' files
 // and the per-page tables costs milliseconds (SPLASH FFT -m20: 5 of them),
-// and nothing the program does next needs it done.  The application view
+// and nothing the program does next needs it done.  Nor does it at CREATE
+// for its one-node runtime, which the new job's runtime_build destroys,
+// after the fork.  The application view
 // goes at once, since the next job maps its own at the same address; the
 // rest goes on a thread, started once the next job is built (unmapping
 // while the new job maps its region would hold both up on the process's
@@ -21,8 +23,14 @@ void keep_for_teardown(std::unique_ptr<Runtime> rt);
 void tear_down_kept_in_background();
 // Waits until the kept runtime is gone (destroying it here if no thread
 // took it) and every background thread has ended: before the process
-// forks, builds a job of several nodes, or ends.
+// builds a job of several nodes, or ends.  No background thread may run
+// when the process forks (the child would get a C library caught in the
+// middle of a thread's exit); a kept runtime may.
 void settle_background_teardown();
+
+// In a child just forked: the kept runtime is the parent's, which the
+// parent destroys; the child leaves its copy of the mappings to its exit.
+void abandon_kept_teardown();
 
 // Closing a worker's memory file frees the memory the worker used (its
 // copies, tens of MiB for a SPLASH input: milliseconds of the kernel's
