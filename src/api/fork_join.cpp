@@ -272,13 +272,13 @@ void form(const char *call) {
                              single_node_allocations(), rt.protocol->config().home == HomeAxis::migrate);
   g.seed.data_offset = data_offset;
   const KeptRange kept = kept_range(rt);
-  // The one-node runtime comes down after the fork (runtime_build of the
-  // job settles it), not before: unmapping its tables and views took 2-3 ms
-  // of the master's (SPLASH FFT -m20) that every worker waited for, where
-  // after the fork the master has that time to spare (a worker's start,
-  // copying its share and mapping its copies, is the longer).  The
-  // application view moves aside at once; the workers leave their copy of
-  // the rest to their exit (run_worker).
+  // The one-node runtime comes down once the job has started (below), not
+  // before the fork: unmapping its tables and views took 2-3 ms of the
+  // master's (SPLASH FFT -m20) that every worker waited for, where the
+  // master has that time to spare once it has mapped its copies (a
+  // worker's start, copying its share and mapping its copies, is the
+  // longer).  The application view moves aside at once; the workers leave
+  // their copy of the rest to their exit (run_worker).
   runtime_leave(false, {}, Teardown::background);
   clear_all_but(kept);
   const int prepared = spare.take();  // the first worker's, if the master's set-up gave it memory
@@ -301,6 +301,8 @@ void form(const char *call) {
   }
   std::vector<void (*)()> mine = functions_of(0);
   g.pending.clear();
+  // The master's part of the workers' shares (seed_homes.hpp), before the job's first meeting.
+  for (int r = 1; r < nodes; ++r) copy_seeded_pages(g.seed, nodes, r, g.file0, files[r], SharePart::master);
   start_watcher();
   // The master's statistics cover all its jobs (a launcher reports them).
   runtime_build(
@@ -309,6 +311,7 @@ void form(const char *call) {
       true);
   // Maps the workers' copies here too (Protocol::populate_copies): the master reads those pages from them.
   runtime_for(call).allocator->populate_allocated();
+  settle_background_teardown();  // the one-node runtime (above), once the worker's start no longer waits for the master
   run_on_threads(mine, false);  // the master goes on as thread 0
 }
 

@@ -55,10 +55,9 @@ void runtime_start(int *, char ***) {
 }
 
 void runtime_build(const Options &opt, const RuntimeHook &before_meeting, bool keep_stats) {
-  // A job of one node (a fork-join master going on alone) is built while
-  // the last job's runtime may still be kept for its teardown; a job of
-  // several nodes, not.
-  if (opt.nodes > 1) settle_background_teardown();
+  // The last job's runtime may still be kept for its teardown (a fork-join
+  // master's, runtime_teardown.hpp): whoever kept it settles it when that
+  // suits.
   auto rt = std::make_unique<Runtime>();
   rt->opt = opt;
   // RDSM_PROTOCOL may name axes too ("sc+fetch=message"), which go

@@ -97,12 +97,24 @@ void take_seeded_share(const SeedPlan &plan, const Protocol &protocol, int nodes
   // Every node file lays its segments out alike: a page is at the same offset in each.
   if (protocol.data_segment().fd_offset != plan.data_offset)
     fatal("internal error: a fork-join worker's data segment is not where the master's is");
-  copy_seeded_pages(plan, nodes, node, from_fd, to_fd);
+  copy_seeded_pages(plan, nodes, node, from_fd, to_fd, SharePart::worker);
 }
 
-void copy_seeded_pages(const SeedPlan &plan, int nodes, int node, int from_fd, int to_fd) {
-  for (const PageRun &run : seeded_share(plan, nodes, node))
-    copy_range(from_fd, to_fd, plan.data_offset + run.first * kPage, run.count * kPage);
+void copy_seeded_pages(const SeedPlan &plan, int nodes, int node, int from_fd, int to_fd, SharePart part) {
+  const std::vector<PageRun> share = seeded_share(plan, nodes, node);
+  uint64_t total = 0;
+  for (const PageRun &run : share) total += run.count;
+  // The master's part: the first 1/nodes of the share's pages, so that with
+  // one worker each copies half, and with more the master copies about as
+  // much as each of them.
+  const uint64_t split = total / (uint64_t)nodes;
+  const uint64_t from = part == SharePart::worker ? split : 0, to = part == SharePart::master ? split : total;
+  uint64_t at = 0;  // pages of the share before this run
+  for (const PageRun &run : share) {
+    const uint64_t lo = std::max(at, from), hi = std::min(at + run.count, to);
+    if (lo < hi) copy_range(from_fd, to_fd, plan.data_offset + (run.first + lo - at) * kPage, (hi - lo) * kPage);
+    at += run.count;
+  }
 }
 
 }  // namespace rdsm

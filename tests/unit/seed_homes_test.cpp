@@ -113,7 +113,7 @@ TEST(SeedHomes, AWorkerCopiesItsShareOnly) {
   }
   SeedPlan plan = plan_seeded_homes({{0, 8}}, {{0, 8, RDSM_PLACE_FIRST_TOUCH}}, false);
   plan.data_offset = kOffset;
-  copy_seeded_pages(plan, 2, 1, master, worker);
+  copy_seeded_pages(plan, 2, 1, master, worker, SharePart::all);
   for (uint64_t p = 0; p < 8; ++p) {
     ASSERT_EQ(pread(worker, page.data(), kPage, (off_t)(kOffset + p * kPage)), (ssize_t)kPage);
     const uint8_t want = p >= 4 ? uint8_t(p + 1) : 0;
@@ -122,4 +122,42 @@ TEST(SeedHomes, AWorkerCopiesItsShareOnly) {
   }
   close(master);
   close(worker);
+}
+
+// The master copies the first 1/nodes of a worker's share, the worker the
+// rest: each part alone lands only its own pages, and the two make the
+// whole share, across runs of the share (pages of two allocations).
+TEST(SeedHomes, TheMasterAndTheWorkerCopyTheShareBetweenThem) {
+  constexpr uint64_t kPage = 4096, kOffset = 2 * kPage, kPages = 24;
+  int master = memfd_create("seed_master", 0);
+  ASSERT_EQ(ftruncate(master, (off_t)(kOffset + kPages * kPage)), 0);
+  std::vector<uint8_t> page(kPage);
+  for (uint64_t p = 0; p < kPages; ++p) {
+    std::fill(page.begin(), page.end(), uint8_t(p + 1));
+    ASSERT_EQ(pwrite(master, page.data(), kPage, (off_t)(kOffset + p * kPage)), (ssize_t)kPage);
+  }
+  // Two allocations of 12 pages over 3 nodes: node 2 homes pages 8-11 and 20-23.
+  SeedPlan plan = plan_seeded_homes({{0, kPages}}, {{0, 12, RDSM_PLACE_FIRST_TOUCH}, {12, 12, RDSM_PLACE_FIRST_TOUCH}},
+                                    false);
+  plan.data_offset = kOffset;
+  auto copied = [&](SharePart part) {
+    int worker = memfd_create("seed_worker", 0);
+    EXPECT_EQ(ftruncate(worker, (off_t)(kOffset + kPages * kPage)), 0);
+    copy_seeded_pages(plan, 3, 2, master, worker, part);
+    std::vector<uint64_t> pages;
+    for (uint64_t p = 0; p < kPages; ++p) {
+      EXPECT_EQ(pread(worker, page.data(), kPage, (off_t)(kOffset + p * kPage)), (ssize_t)kPage);
+      if (page[0] == 0) continue;
+      EXPECT_EQ(page[0], uint8_t(p + 1)) << "page " << p;
+      EXPECT_EQ(page[kPage - 1], uint8_t(p + 1)) << "page " << p;
+      pages.push_back(p);
+    }
+    close(worker);
+    return pages;
+  };
+  // 8 pages in the share: the master's 8 / 3 = 2, the first of them.
+  EXPECT_EQ(copied(SharePart::master), (std::vector<uint64_t>{8, 9}));
+  EXPECT_EQ(copied(SharePart::worker), (std::vector<uint64_t>{10, 11, 20, 21, 22, 23}));
+  EXPECT_EQ(copied(SharePart::all), (std::vector<uint64_t>{8, 9, 10, 11, 20, 21, 22, 23}));
+  close(master);
 }
