@@ -56,7 +56,13 @@ void settle_background_teardown() {
   if (g_kept) destroy(std::move(g_kept));
 }
 
-void abandon_kept_teardown() { (void)g_kept.release(); }
+// Held, not destroyed (its mappings and files are the parent's too), and
+// still reachable: a leak checker at the child's exit has nothing to say.
+Runtime *g_abandoned = nullptr;
+
+void abandon_kept_teardown() {
+  if (g_kept) g_abandoned = g_kept.release();
+}
 
 void close_in_background(std::vector<int> fds) {
   if (fds.empty()) return;

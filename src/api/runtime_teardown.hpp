@@ -2,11 +2,11 @@
 // for its old job's runtime to come down: unmapping the other nodes' files
 // and the per-page tables costs milliseconds (SPLASH FFT -m20: 5 of them),
 // and nothing the program does next needs it done.  Nor does it at CREATE
-// for its one-node runtime, which it destroys once the job has started.  The application view
-// goes at once, since the next job maps its own at the same address; the
-// rest goes on a thread, started once the next job is built (unmapping
-// while the new job maps its region would hold both up on the process's
-// address-space lock).
+// for its one-node runtime, which it destroys once the job has started.
+// The application view goes at once, since the next job maps its own at
+// the same address; the rest goes on a thread, started once the next job
+// is built (unmapping while the new job maps its region would hold both up
+// on the process's address-space lock).
 #pragma once
 #include <memory>
 #include <vector>
@@ -22,9 +22,9 @@ void keep_for_teardown(std::unique_ptr<Runtime> rt);
 void tear_down_kept_in_background();
 // Waits until the kept runtime is gone (destroying it here if no thread
 // took it) and every background thread has ended: before the process
-// leaves a runtime, or ends.  No background thread may run
-// when the process forks (the child would get a C library caught in the
-// middle of a thread's exit); a kept runtime may.
+// leaves a runtime, or ends.  No background thread may run when the
+// process forks (the child would get a C library caught in the middle of a
+// thread's exit); a kept runtime may.
 void settle_background_teardown();
 
 // In a child just forked: the kept runtime is the parent's, which the

@@ -8,8 +8,6 @@
 // change re-takes the lock now and then: that is what shows it the other
 // processes' writes.  A barrier of every process of the job is the
 // protocol's own barrier.
-#include <ctime>
-
 #include "api/fork_join.hpp"
 #include "api/runtime.hpp"
 #include "api/splash_order.hpp"
