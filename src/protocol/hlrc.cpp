@@ -99,6 +99,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     moves_.reset(pages_);
     on_trial_.reset(pages_);
     withheld_.reset(pages_);
+    withhold_missed_.reset(pages_);
     first_copied_.reset(pages_);
     diffed_early_.reset(pages_);
   }
@@ -536,6 +537,7 @@ void Hlrc::apply_notices(const NoticeSet &s) {
         // Another node wrote it too: it will not move here, and the home
         // must have this node's writes before anyone reads it there.
         withheld_[p] = 0;
+        withhold_missed_[p] = 1;
         withheld_here.push_back(p);
       } else if (unreleased_writes(p) && !quiet_since_release_) {
         own_writes.push_back(p);

@@ -191,6 +191,7 @@ class Hlrc final : public Protocol {
   void await_withheld_diffs(const VClock &since, const VClock &target);
   bool withhold_at_release_ = false;  // the release in progress is such a barrier's
   PageArray<uint8_t> withheld_;       // the page's diff is withheld (kWithheldMerge: see keep_withheld_on)
+  PageArray<uint8_t> withhold_missed_;  // withheld once for a move that did not happen: not withheld again
   bool keep_withheld_on(size_t page, uint32_t entry, int writer);  // a notice of the home's alone
   void take_unwritten_bytes(size_t page, int old_home);            // at its move here
   std::vector<uint32_t> withheld_list_;

@@ -140,6 +140,17 @@
 //   - A page whose writes of the same interval already went home (an
 //     acquire outside a barrier dropped the copy, apply_notices) is never
 //     withheld: that diff raised the version readers would wait for.
+//   - A page once withheld for a move that did not happen
+//     (withhold_missed_: another node wrote it too, found at the catch-up,
+//     or at the moves if its notice came before this node's release) is
+//     never withheld again: it is shared, not on its way here.  Ocean's
+//     boundary pages of the coarse grids, written by one process alone in
+//     some epochs and by both in the next, were withheld at nearly every
+//     barrier (640 a run of 5,500 barriers at -n258, none of them moved),
+//     each diff then sent after the barrier while the home waited for it
+//     (await_withheld_diffs): its parallel phase at 2 processes 0.075 ->
+//     0.067 s (medians of 21 runs alternated).  A page that would have
+//     moved later costs one diff.
 //   - Nobody may count on a withheld interval before passing its barrier:
 //     a node learns it only once a barrier's clock covers it (hlrc.hpp,
 //     learn_at_barrier_), so no lock released in the epoch carries it in
@@ -434,7 +445,7 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
     // A whole group moves outside the budget, a home's maybe written one only if it
     // was written here alone before (migrate_homes).
     const bool moves = moves_to_writer(last, (int16_t)self_, whole && !home_maybe, moves_[p], often_writer_[p]);
-    if (diffed_early_[p] != id && moves && (whole || budgeted++ < move_budget_)) {
+    if (!withhold_missed_[p] && diffed_early_[p] != id && moves && (whole || budgeted++ < move_budget_)) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {
@@ -484,6 +495,7 @@ void Hlrc::settle_withheld() {
     if (withheld_[p]) {  // neither moved here nor sent when another writer's notice came
       if (withheld_[p] == kWithheldMerge) stale.push_back(p);
       withheld_[p] = 0;
+      withhold_missed_[p] = 1;
       stayed.push_back(p);
     }
   withheld_list_.clear();

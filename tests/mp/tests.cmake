@@ -244,6 +244,9 @@ add_held_node_test(first_epoch_move 3 -)
 # written" or the move budget rule out (withheld_guesses.c): none may be
 # withheld, to be sent after the barrier while the home waits for them.
 add_held_node_test(withheld_guesses 2 -)
+# A page written alone by one node and then by two, epoch after epoch
+# (withheld_shared.c): its diff is withheld once, not in every round.
+add_held_node_test(withheld_shared 3 -)
 # A group written whole by a node that some of its pages moved to already
 # (group_after_moves.c): the rest moves by the group rule.
 add_held_node_test(group_after_moves 2 -)

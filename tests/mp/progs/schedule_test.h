@@ -73,15 +73,15 @@ static inline int rewrite_reread_rounds(uint64_t *m, size_t step, int count, int
   return bad;
 }
 
-/* Node 1's verdict joined to node 0's (two nodes; every node calls it):
- * node 0 prints "PASS <prog>" if neither found anything wrong.  Returns
- * this node's verdict, node 1's included on node 0. */
+/* Every node's verdict joined to node 0's (every node calls it): node 0
+ * prints "PASS <prog>" if none found anything wrong.  Returns this node's
+ * verdict, the others' included on node 0. */
 static inline int join_verdict(int bad, const char *prog) {
-  uint64_t *verdict = (uint64_t *)rdsm_malloc_all(sizeof *verdict, RDSM_PLACE_DEFAULT);
-  if (rdsm_rank() == 1) *verdict = (uint64_t)bad;
+  uint64_t *verdicts = (uint64_t *)rdsm_malloc_all((size_t)rdsm_nodes() * sizeof *verdicts, RDSM_PLACE_DEFAULT);
+  verdicts[rdsm_rank()] = (uint64_t)bad;
   rdsm_barrier();
   if (rdsm_rank() == 0) {
-    bad |= *verdict != 0;
+    for (int n = 0; n < rdsm_nodes(); ++n) bad |= verdicts[n] != 0;
     if (!bad) printf("PASS %s\n", prog);
   }
   rdsm_barrier();
