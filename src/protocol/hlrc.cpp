@@ -93,11 +93,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     last_rewrite_.reset(pages_);
   }
   if (cfg_.home == HomeAxis::migrate) {
-    last_writer_.reset(pages_);
-    epoch_writer_.reset(pages_);
-    often_writer_.reset(pages_);
-    moves_.reset(pages_);
-    on_trial_.reset(pages_);
+    history_.reset(pages_);
     withheld_.reset(pages_);
     withhold_missed_.reset(pages_);
     first_copied_.reset(pages_);

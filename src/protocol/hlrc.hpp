@@ -35,6 +35,7 @@
 #include "memory/region.hpp"
 #include "protocol/diff.hpp"
 #include "protocol/fetch_runs.hpp"
+#include "protocol/move_history.hpp"
 #include "protocol/notice_rings.hpp"
 #include "protocol/notices.hpp"
 #include "protocol/page_word.hpp"
@@ -499,18 +500,7 @@ class Hlrc final : public Protocol {
   std::unordered_map<uint32_t, std::vector<DeferredFetch>> deferred_;
 
   // Home migration (home_migration.cpp): the same at every node, from the same notices.
-  static constexpr int16_t kNoWriter = -1, kManyWriters = -2;
-  PageArray<Biased<int16_t, kNoWriter>> last_writer_; // the single writer of the page's last written epoch
-  PageArray<Biased<int16_t, kNoWriter>> epoch_writer_;  // scratch: the writer(s) of this epoch
-  PageArray<Biased<int16_t, kNoWriter>> often_writer_;  // a node seen writing it in two intervals of an epoch
-  PageArray<uint8_t> moves_;       // how often the page's home has moved
-  PageArray<uint8_t> on_trial_;    // moved, and written by no other node since
-  size_t moves_made_ = 0, moves_regretted_ = 0, move_budget_ = 64;  // regretted: another node wrote it after
-  bool moves_stopped_ = false;     // too many moves regretted: homes stay where they are
-  // The move rule, for a page node w alone wrote in the epoch, from its
-  // writer in its last written epoch, whether w wrote the whole aligned group
-  // around it, its moves so far and its often writer (withhold_likely_moves guesses by it too).
-  static bool moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t moves, int16_t often);
+  MoveHistory history_;
 
   // Whole-page writes (whole_page_writes.cpp).
   bool whole_pages() const { return cfg_.whole == WholeAxis::exclusive && cfg_.diff == DiffAxis::one_sided; }

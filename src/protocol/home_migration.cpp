@@ -39,7 +39,7 @@
 //     programs' moves unchanged (their phases write a page once between
 //     barriers);
 //   - a page moves at most kMoveBudget times (no endless ping-pong);
-//   - a barrier makes at most move_budget_ moves by the second-epoch rule
+//   - a barrier makes at most history_.budget moves by the second-epoch rule
 //     (the group rule's are not counted, nor those of a whole group w wrote
 //     alone in two epochs whose home named it maybe written: no scatter), a
 //     budget that doubles whenever a barrier spends it all: 64 first, then
@@ -172,6 +172,7 @@ namespace rdsm {
 
 namespace {
 constexpr uint8_t kMoveBudget = 8;
+constexpr int16_t kNoWriter = MoveHistory::kNoWriter, kManyWriters = MoveHistory::kManyWriters;
 constexpr size_t kMoveGroup = 16;
 constexpr uint8_t kWithheldMerge = 2;  // withheld_: the home may have written the page too
 constexpr size_t kRegretSample = 64;   // moves made before their regrets may stop the moves
@@ -186,25 +187,25 @@ bool moved_to(uint8_t moves, int16_t home, int w) { return moves != 0 && home ==
 }  // namespace
 
 bool Hlrc::keep_withheld_on(size_t page, uint32_t entry, int writer) {
-  if (!(entry & kMaybeWritten) || writer != home_[page] || moves_[page] != 0) return false;
+  if (!(entry & kMaybeWritten) || writer != home_[page] || history_.moves[page] != 0) return false;
   withheld_[page] = kWithheldMerge;
   return true;
 }
 
-bool Hlrc::moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t moves, int16_t often) {
+bool MoveHistory::moves_to_writer(int16_t last, int16_t w, bool whole_group, uint8_t moves, int16_t often) {
   return (last == kNoWriter || last == w) && (last == w || whole_group) && moves < kMoveBudget &&
          (often == kNoWriter || often == w);
 }
 
 void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
-  if (moves_stopped_) return;  // for good: no writer needs tracking any more
+  if (history_.stopped) return;  // for good: no writer needs tracking any more
   std::vector<uint32_t> touched, home_maybe;
   notices_.visit(since, target, [&](const Interval &iv) {
     for (uint32_t entry : iv.pages) {
       uint32_t p = notice_page(entry);
-      if (on_trial_[p] && (int)iv.writer != (int)home_[p]) {
-        on_trial_[p] = 0;
-        ++moves_regretted_;
+      if (history_.on_trial[p] && (int)iv.writer != (int)home_[p]) {
+        history_.on_trial[p] = 0;
+        ++history_.regretted;
       }
       // "Maybe written" names what a home may have written unnoticed: writes
       // to a page nobody had copied, or a difference from its twin that
@@ -215,22 +216,22 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
       // page unnoticed while nobody copies it: counted, or a page two nodes
       // write in turns looks written by the other node alone, epoch after
       // epoch, and moves back and forth.
-      if ((entry & kMaybeWritten) && (moves_[p] == 0 || (int)home_[p] != (int)iv.writer)) {
-        if (moves_[p] == 0) home_maybe.push_back(p);
+      if ((entry & kMaybeWritten) && (history_.moves[p] == 0 || (int)home_[p] != (int)iv.writer)) {
+        if (history_.moves[p] == 0) home_maybe.push_back(p);
         continue;
       }
-      auto &e = epoch_writer_[p];
+      auto &e = history_.epoch_writer[p];
       if (e == kNoWriter) {
         e = (int16_t)iv.writer;
         touched.push_back(p);
       } else if (e != (int16_t)iv.writer) {
         e = kManyWriters;
       } else {
-        often_writer_[p] = (int16_t)iv.writer;  // a second interval of its in this epoch
+        history_.often_writer[p] = (int16_t)iv.writer;  // a second interval of its in this epoch
       }
     }
   });
-  if (moves_made_ >= kRegretSample && moves_regretted_ * 4 >= moves_made_) moves_stopped_ = true;
+  if (history_.made >= kRegretSample && history_.regretted * 4 >= history_.made) history_.stopped = true;
   if (touched.empty()) return;
   // The same order everywhere, so that a fault injected at the N-th move
   // means the same page on every run.
@@ -246,12 +247,13 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   std::vector<uint8_t> in_run(touched.size(), 0);
   for (size_t i = 0; i < touched.size(); ++i) {
     uint32_t p = touched[i];
-    int16_t w = epoch_writer_[p];
+    int16_t w = history_.epoch_writer[p];
     if (w < 0) continue;
     size_t first = p & ~(size_t)(kMoveGroup - 1);
     bool all = first + kMoveGroup <= pages_;
     for (size_t q = first; all && q < first + kMoveGroup; ++q)
-      all = epoch_writer_[q] == w || (epoch_writer_[q] == kNoWriter && moved_to(moves_[q], home_[q], w));
+      all = history_.epoch_writer[q] == w ||
+            (history_.epoch_writer[q] == kNoWriter && moved_to(history_.moves[q], home_[q], w));
     in_run[i] = all ? kGroupAlone : 0;
   }
   // A page its home named maybe written in the epoch may have been written
@@ -270,27 +272,29 @@ void Hlrc::migrate_homes(const VClock &since, const VClock &target) {
   size_t moved = 0, budgeted = 0;
   for (size_t i = 0; i < touched.size(); ++i) {
     uint32_t p = touched[i];
-    int16_t w = epoch_writer_[p], last = last_writer_[p];
-    epoch_writer_[p] = kNoWriter;
-    last_writer_[p] = w;
+    int16_t w = history_.epoch_writer[p], last = history_.last_writer[p];
+    history_.epoch_writer[p] = kNoWriter;
+    history_.last_writer[p] = w;
     const bool group = in_run[i] == kGroupAlone;
-    if (w < 0 || moves_stopped_ || !moves_to_writer(last, w, group, moves_[p], often_writer_[p])) continue;
+    if (w < 0 || history_.stopped ||
+        !MoveHistory::moves_to_writer(last, w, group, history_.moves[p], history_.often_writer[p]))
+      continue;
     const bool budget = !group && !(in_run[i] == kGroupHomeMaybe && last == w);
-    if (budget && budgeted == move_budget_) continue;
-    bool first = moves_[p] == 0;
+    if (budget && budgeted == history_.budget) continue;
+    bool first = history_.moves[p] == 0;
     if (!first && home_[p] == w) continue;  // already there, and known so everywhere
     // Counted whether or not the page was there already: a node that has
     // not looked its home up cannot tell, and the counts must agree.
-    on_trial_[p] = 1;
-    ++moves_made_;
+    history_.on_trial[p] = 1;
+    ++history_.made;
     if (budget) ++budgeted;
-    ++moves_[p];
+    ++history_.moves[p];
     ++moved;
     move_home(p, w, target, batch, became_home);
   }
   batch.apply();
   send_uncounts();
-  if (budgeted == move_budget_) move_budget_ *= 2;
+  if (budgeted == history_.budget) history_.budget *= 2;
   if (moved == 0) return;
   // Pages dropped from the written list were only marked; sweep once.
   size_t kept = 0;
@@ -394,7 +398,7 @@ bool Hlrc::may_withhold() const {
 }
 
 void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint32_t> &written, uint32_t id) {
-  if (dirty.empty() || moves_stopped_) return;  // nothing moves any more: nothing to wait for
+  if (dirty.empty() || history_.stopped) return;  // nothing moves any more: nothing to wait for
   // The rules of migrate_homes, as far as this node can apply them before
   // it knows what the others wrote: it wrote the page before as the only
   // writer, or it wrote the whole aligned group around it in this interval
@@ -410,7 +414,7 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
   //     node wrote alone before does (a SPLASH worker's part moves one
   //     epoch later, a radix sort's destination written whole by one
   //     process stays);
-  //   - at most move_budget_ pages move by the second-epoch rule alone, the
+  //   - at most history_.budget pages move by the second-epoch rule alone, the
   //     lowest first.
   // A guess that is still wrong (another node, or the home unnoticed,
   // wrote a page of the group too) costs its diff at the catch-up or at the
@@ -433,19 +437,20 @@ void Hlrc::withhold_likely_moves(std::vector<uint32_t> &dirty, std::vector<uint3
     for (size_t q = first; group_whole && q < first + kMoveGroup; ++q) {
       const bool dirty_here = at != sorted.end() && *at == q;
       if (dirty_here) ++at;
-      group_whole = dirty_here || moved_to(moves_[q], home_[q], self_);
+      group_whole = dirty_here || moved_to(history_.moves[q], home_[q], self_);
     }
     return group_whole;
   };
   dirty.clear();
   size_t budgeted = 0;
   for (uint32_t p : sorted) {
-    const int16_t last = last_writer_[p];
+    const int16_t last = history_.last_writer[p];
     const bool whole = whole_group(p), home_maybe = first_copied_[p] == epoch_stamp_;
     // A whole group moves outside the budget, a home's maybe written one only if it
     // was written here alone before (migrate_homes).
-    const bool moves = moves_to_writer(last, (int16_t)self_, whole && !home_maybe, moves_[p], often_writer_[p]);
-    if (!withhold_missed_[p] && diffed_early_[p] != id && moves && (whole || budgeted++ < move_budget_)) {
+    const bool moves = MoveHistory::moves_to_writer(last, (int16_t)self_, whole && !home_maybe, history_.moves[p],
+                                                    history_.often_writer[p]);
+    if (!withhold_missed_[p] && diffed_early_[p] != id && moves && (whole || budgeted++ < history_.budget)) {
       withheld_[p] = 1;
       withheld_list_.push_back(p);
     } else {
