@@ -1,6 +1,6 @@
 /* Pieces shared by the programs that build one protocol schedule
  * (withheld_version, first_copy_log, withheld_merge, first_epoch_move, withheld_guesses,
- * group_after_moves, parked_blend, dense_refused), require_nodes for dense_scatter, and
+ * withheld_shared, group_after_moves, parked_blend, dense_refused), require_nodes for dense_scatter, and
  * what strided_gaps, strided_tiles, prefetched_rereads and bulk_rereads share. */
 #ifndef RDSM_TESTS_SCHEDULE_TEST_H
 #define RDSM_TESTS_SCHEDULE_TEST_H
@@ -71,6 +71,19 @@ static inline int rewrite_reread_rounds(uint64_t *m, size_t step, int count, int
     rdsm_barrier();
   }
   return bad;
+}
+
+/* Bytes [from, to) of page `index` of the pages `what` all read `want`;
+ * otherwise "FAIL <prog>: ..." names the first that does not, and 1. */
+static inline int check_page_bytes(const unsigned char *page, size_t from, size_t to, int want, const char *prog,
+                                   const char *what, int index) {
+  for (size_t b = from; b < to; ++b)
+    if (page[b] != want) {
+      fprintf(stderr, "FAIL %s: node %d reads byte %zu of page %d of %s as %d, not %d\n", prog, rdsm_rank(), b,
+              index, what, page[b], want);
+      return 1;
+    }
+  return 0;
 }
 
 /* Every node's verdict joined to node 0's (every node calls it): node 0

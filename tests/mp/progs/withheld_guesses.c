@@ -26,32 +26,23 @@
 
 enum { kPages = 48, kGroup = 16, kScatter = 400, kWorkerByte = 6, kScatterByte = 9, kFlagLock = 1 };
 
-static int check_bytes(const unsigned char *page, size_t from, size_t to, int want, const char *what, int me,
-                       int index) {
-  for (size_t b = from; b < to; ++b)
-    if (page[b] != want) {
-      fprintf(stderr, "FAIL withheld_guesses: node %d reads byte %zu of page %d of %s as %d, not %d\n", me, b, index,
-              what, page[b], want);
-      return 1;
-    }
-  return 0;
-}
+static const char *const kProg = "withheld_guesses";
 
-static int check_group(const unsigned char *g, int me) {
+static int check_group(const unsigned char *g) {
   const size_t psz = rdsm_page_size();
   int bad = 0;
   for (int i = 0; i < kGroup && !bad; ++i) {
     const unsigned char *page = g + (size_t)i * psz;
-    bad |= check_bytes(page, 0, 100, 1, "G", me, i) | check_bytes(page, 100, 200, kWorkerByte, "G", me, i) |
-           check_bytes(page, 200, psz, 1, "G", me, i);
+    bad |= check_page_bytes(page, 0, 100, 1, kProg, "G", i) |
+           check_page_bytes(page, 100, 200, kWorkerByte, kProg, "G", i) | check_page_bytes(page, 200, psz, 1, kProg, "G", i);
   }
   return bad;
 }
 
-static int check_scatter(const unsigned char *b, int round, int me) {
+static int check_scatter(const unsigned char *b, int round) {
   const size_t psz = rdsm_page_size();
   for (int i = 0; i < kScatter; ++i)
-    if (check_bytes(b + (size_t)i * psz, 0, 64, i % 2 ? 0 : kScatterByte + round, "B", me, i)) return 1;
+    if (check_page_bytes(b + (size_t)i * psz, 0, 64, i % 2 ? 0 : kScatterByte + round, kProg, "B", i)) return 1;
   return 0;
 }
 
@@ -92,7 +83,7 @@ int main(int argc, char **argv) {
     }
   }
   rdsm_barrier(); /* 3: G stays */
-  int bad = check_group(g, me);
+  int bad = check_group(g);
   rdsm_stats mid;
   rdsm_get_stats(&mid);
   if (me == 1)
@@ -102,7 +93,7 @@ int main(int argc, char **argv) {
     if (me == 1)
       for (int i = 0; i < kScatter; i += 2) memset(b + (size_t)i * psz, kScatterByte + round, 64);
     rdsm_barrier(); /* 4, 6: B's pages move within the budget */
-    bad |= check_scatter(b, round, me);
+    bad |= check_scatter(b, round);
     rdsm_barrier(); /* 5, 7 */
   }
   rdsm_stats after;

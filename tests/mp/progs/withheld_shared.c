@@ -22,15 +22,10 @@
 
 enum { kPages = 64, kRounds = 4, kOtherOffset = 2048 };
 
-static int check_bytes(const unsigned char *c, size_t from, int want, int me) {
-  const size_t psz = rdsm_page_size();
+/* Bytes [from, from + 64) of every page of C read `want`. */
+static int check_bytes(const unsigned char *c, size_t from, int want) {
   for (int i = 0; i < kPages; i += 2)
-    for (size_t b = from; b < from + 64; ++b)
-      if (c[(size_t)i * psz + b] != want) {
-        fprintf(stderr, "FAIL withheld_shared: node %d reads byte %zu of page %d as %d, not %d\n", me, b, i,
-                c[(size_t)i * psz + b], want);
-        return 1;
-      }
+    if (check_page_bytes(c + (size_t)i * rdsm_page_size(), from, from + 64, want, "withheld_shared", "C", i)) return 1;
   return 0;
 }
 
@@ -49,13 +44,13 @@ int main(int argc, char **argv) {
     if (me == 1)
       for (int i = 0; i < kPages; i += 2) memset(c + (size_t)i * psz, 10 + round, 64);
     rdsm_barrier(); /* node 1 alone */
-    bad |= check_bytes(c, 0, 10 + round, me);
+    bad |= check_bytes(c, 0, 10 + round);
     if (me == 1)
       for (int i = 0; i < kPages; i += 2) memset(c + (size_t)i * psz + 64, 30 + round, 64);
     if (me == 2)
       for (int i = 0; i < kPages; i += 2) memset(c + (size_t)i * psz + kOtherOffset, 50 + round, 64);
     rdsm_barrier(); /* nodes 1 and 2 */
-    bad |= check_bytes(c, 64, 30 + round, me) | check_bytes(c, kOtherOffset, 50 + round, me);
+    bad |= check_bytes(c, 64, 30 + round) | check_bytes(c, kOtherOffset, 50 + round);
   }
   rdsm_stats after;
   rdsm_get_stats(&after);
