@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <poll.h>
 #include <string>
 #include <sys/mman.h>
@@ -388,11 +389,16 @@ void back_to_one_node(const char *call) {
   g.job_workers = 1;
   runtime_build(job_options(1, 0, {g.file0}), {}, true);
   map_adopted_runs(runtime_for(call).protocol->region(), data_offset);  // before the files close
-  tear_down_kept_in_background();
   g.watch.request_stop();  // the reaper waits for it
   record_worker_stats((int)g.workers.size() + 1);
+  // The job's runtime comes down once the workers have exited (runtime_teardown.hpp).
+  std::vector<int> exits;
+  for (const Worker &w : g.workers) {
+    const int fd = fcntl(w.pidfd, F_DUPFD_CLOEXEC, 0);  // the reaper closes its own
+    if (fd >= 0) exits.push_back(fd);
+  }
   reap_in_background(call);
-  close_in_background(std::move(g.worker_files));
+  tear_down_kept_in_background(std::move(exits), std::move(g.worker_files));
   g.worker_files.clear();
 }
 

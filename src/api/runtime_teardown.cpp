@@ -1,5 +1,8 @@
 #include "api/runtime_teardown.hpp"
 
+#include <cerrno>
+#include <chrono>
+#include <poll.h>
 #include <thread>
 #include <unistd.h>
 
@@ -37,12 +40,36 @@ void keep_for_teardown(std::unique_ptr<Runtime> rt) {
   g_kept = std::move(rt);
 }
 
-void tear_down_kept_in_background() {
-  if (!g_kept) return;
-  background_threads().emplace_back([rt = std::move(g_kept)]() mutable {
+namespace {
+// The workers' exits normally take a few milliseconds; one that takes
+// longer does not keep the runtime's memory here for good.
+constexpr int kExitWaitMs = 1000;
+
+void wait_for_exits(const std::vector<int> &exits) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kExitWaitMs);
+  for (int fd : exits) {
+    for (;;) {
+      using std::chrono::milliseconds;
+      const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) return;
+      pollfd ended{fd, POLLIN, 0};
+      const int n = poll(&ended, 1, (int)left);
+      if (n > 0 || (n < 0 && errno != EINTR)) break;
+    }
+  }
+}
+}  // namespace
+
+void tear_down_kept_in_background(std::vector<int> exits, std::vector<int> files) {
+  if (!g_kept && exits.empty() && files.empty()) return;
+  auto work = [rt = std::move(g_kept), exits = std::move(exits), files = std::move(files)]() mutable {
     block_message_signal_here();
-    destroy(std::move(rt));
-  });
+    wait_for_exits(exits);
+    if (rt) destroy(std::move(rt));
+    for (int fd : exits) close(fd);
+    for (int fd : files) close(fd);
+  };
+  background_threads().emplace_back(std::move(work));
 }
 
 // Joined, not just waited for until their work is done: a thread that has
@@ -62,14 +89,6 @@ Runtime *g_abandoned = nullptr;
 
 void abandon_kept_teardown() {
   if (g_kept) g_abandoned = g_kept.release();
-}
-
-void close_in_background(std::vector<int> fds) {
-  if (fds.empty()) return;
-  background_threads().emplace_back([fds = std::move(fds)] {
-    block_message_signal_here();
-    for (int fd : fds) close(fd);
-  });
 }
 
 }  // namespace rdsm
