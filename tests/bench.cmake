@@ -2,7 +2,8 @@
 # tools/rdsm_bench.py runs a tiny sweep (sor only, 1 and 2 nodes, protocols
 # async and genima, one repeat, plus hw, each configuration counted as short
 # so that it runs twice more: three runs each, recorded as repeats 0 to 2,
-# and a note), then tools/rdsm_report.py must
+# and a note; the plan of a sweep of three repeats must alternate the
+# protocols' order, hw included), then tools/rdsm_report.py must
 # write speedup.png, breakdown.png, handler.png and summary.json, with each
 # protocol's speedup as a fraction of hw's in its table, its summary and its
 # --brief table; without the hw runs the fraction must read "-".  A fork-join
@@ -438,6 +439,22 @@ sys.exit("repeats per protocol and node count: %r" % bad if bad or len(reps) != 
 ]=] ${_json} RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: the short configurations did not get their extra runs (--short-runs 3): ${_why}")
+endif()
+
+# Repeats alternate the protocols' order, hw included (last in the first repeat, first in the second), so
+# that a speedup and hw's are not always measured in the same order on a machine whose speed drifts.
+execute_process(COMMAND ${PYTHON} -c [=[
+import sys, types
+sys.path.insert(0, sys.argv[1])
+from rdsm_bench import plan_runs
+a = types.SimpleNamespace(memory=None, repeat=3, sizes=["paper"], nodes=[1, 2], threads=[1], predict=False)
+plan = plan_runs(a, [({"name": "sor"}, "sor")], ["rdsm", "async"], True, [None])
+order = [[e[3] for e in plan if e[6] == r and e[4] == 2] for r in range(3)]
+want = [["rdsm", "async", "hw"], ["hw", "async", "rdsm"], ["rdsm", "async", "hw"]]
+sys.exit(0 if order == want and len(plan) == 18 else "order by repeat %r (%d runs), expected %r" % (order, len(plan), want))
+]=] ${SRC}/tools RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "mp.bench_smoke: the repeats do not alternate the protocols' order: ${_why}")
 endif()
 
 # Shortness is each protocol's own in a configuration: a protocol that takes seconds there (sc's radix at 2

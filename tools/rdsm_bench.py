@@ -511,6 +511,32 @@ def predict(trace_path, rec, points):
         return [], str(e)
 
 
+def plan_runs(a, apps, protocols, hw, points):
+    """The runs to make, in order, before the fabrics are added: (app, program, size, protocol, nodes,
+    threads, repeat, memory, point) each.
+
+    Repetitions are the outer loop, so load from elsewhere spreads over every configuration; the backends
+    and then the emu networks the inner ones, so the runs compared across backends or networks are made
+    side by side, the backends' order alternating from one repeat to the next.  The protocols' order
+    alternates too (hw last, then first): a speedup is compared with hw's, and a machine that slows down
+    for a while should not always slow the same one of the two."""
+    memories = a.memory or [None]
+    in_order = protocols + (["hw"] if hw else [])
+    plan = []
+    for r in range(a.repeat):
+        for t, prog in apps:
+            for s in a.sizes:
+                for p in (in_order if r % 2 == 0 else in_order[::-1]):
+                    for n in a.nodes:
+                        for th in a.threads:
+                            for m in (memories if r % 2 == 0 else memories[::-1]):
+                                if a.predict and p != "hw" and n > 1 and th == 1:
+                                    plan.append((t, prog, s, p, n, th, r, m, TRACE_POINT))
+                                for pt in (points[:1] if p == "hw" else points):
+                                    plan.append((t, prog, s, p, n, th, r, m, pt))
+    return plan
+
+
 def main(argv):
     a = parse_args(argv)
     stop_on_sigterm()
@@ -560,22 +586,7 @@ def main(argv):
     for note in notes:
         print("note: " + note, file=sys.stderr)
 
-    # Repetitions are the outer loop, so load from elsewhere spreads over every configuration; the
-    # backends and then the emu networks the inner ones, so the runs compared across backends or networks
-    # are made side by side, the backends' order alternating from one repeat to the next.
-    memories = a.memory or [None]
-    plan = []
-    for r in range(a.repeat):
-        for t, prog in apps:
-            for s in a.sizes:
-                for p in protocols + (["hw"] if hw else []):
-                    for n in a.nodes:
-                        for th in a.threads:
-                            for m in (memories if r % 2 == 0 else memories[::-1]):
-                                if a.predict and p != "hw" and n > 1 and th == 1:
-                                    plan.append((t, prog, s, p, n, th, r, m, TRACE_POINT))
-                                for pt in (points[:1] if p == "hw" else points):
-                                    plan.append((t, prog, s, p, n, th, r, m, pt))
+    plan = plan_runs(a, apps, protocols, hw, points)
     plan = fabric_plan(plan, a.fabric)
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
