@@ -59,9 +59,7 @@ int main(int argc, char **argv) {
   const int me = rdsm_rank();
   require_nodes(2, "group_after_moves");
   const size_t psz = rdsm_page_size();
-  if (me == 0) rdsm_publish_root(0, rdsm_malloc_placed((size_t)kPages * psz, RDSM_PLACE_LOCAL));
-  rdsm_barrier();
-  unsigned char *g = aligned_group((unsigned char *)rdsm_root(0), kGroup);
+  unsigned char *g = aligned_group(pages_of_node0(kPages, -1), kGroup); /* barrier */
   int bad = 0;
   rdsm_stats before, after;
   for (int epoch = 1; epoch <= 2; ++epoch) {

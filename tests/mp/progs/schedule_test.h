@@ -21,12 +21,12 @@ static inline void require_nodes(int nodes, const char *prog) {
 }
 
 /* `pages` pages homed at node 0, which fills them with `fill` before
- * anyone copies them (it writes them untracked), published as root 0;
- * every node gets them after a barrier. */
-static inline unsigned char *pages_of_node0(size_t pages, unsigned char fill) {
+ * anyone copies them (it writes them untracked; fill < 0: it does not
+ * write them), published as root 0; every node gets them after a barrier. */
+static inline unsigned char *pages_of_node0(size_t pages, int fill) {
   if (rdsm_rank() == 0) {
     unsigned char *p = (unsigned char *)rdsm_malloc_placed(pages * rdsm_page_size(), RDSM_PLACE_LOCAL);
-    memset(p, fill, pages * rdsm_page_size());
+    if (fill >= 0) memset(p, fill, pages * rdsm_page_size());
     rdsm_publish_root(0, p);
   }
   rdsm_barrier();

@@ -34,9 +34,7 @@ int main(int argc, char **argv) {
   const int me = rdsm_rank();
   require_nodes(3, "withheld_shared");
   const size_t psz = rdsm_page_size();
-  if (me == 0) rdsm_publish_root(0, rdsm_malloc_placed((size_t)kPages * psz, RDSM_PLACE_LOCAL));
-  rdsm_barrier();
-  unsigned char *c = (unsigned char *)rdsm_root(0);
+  unsigned char *c = pages_of_node0(kPages, -1); /* barrier */
   rdsm_stats before;
   rdsm_get_stats(&before);
   int bad = 0;
