@@ -120,6 +120,9 @@ class SharedRegion {
   // Maps pages [first, first+count) of the system view, populated before,
   // into this process's page tables now.  Best effort.
   void premap_system(size_t first, size_t count);
+  // The same for the application view, where it maps the memory plainly
+  // (hw: node 0's memory, no page watched).  Best effort.
+  void premap_app(size_t first, size_t count);
   // Maps `bytes` at `peer_pages` (another node's copies of pages this node
   // populated, as the fabric maps them here: peer_segment) into this
   // process's page tables now: the first one-sided read or write of each

@@ -87,6 +87,10 @@ void SharedRegion::premap_system(size_t first, size_t count) {
   if (count) (void)madvise(sys_page(first), count * kPageBytes, MADV_POPULATE_READ);
 }
 
+void SharedRegion::premap_app(size_t first, size_t count) {
+  if (count) (void)madvise(app_page(first), count * kPageBytes, MADV_POPULATE_READ);
+}
+
 // The peer's pages were given memory by the peer's own populate (or are
 // about to be: a hole is filled here as it would be there, within the same
 // budget, which counts every node's copies).  A read populate of a shared

@@ -82,8 +82,8 @@ class Hlrc final : public Protocol {
   void learn_homes(size_t first, size_t count);
   // Pages [first, first+count) were just allocated (by any node): gives them memory in this node's memory
   // file now, while the program sets up, so that fetching them later is a copy into memory the file already
-  // has (region_populate.cpp).  Up to RDSM_PREPOPULATE bytes in all, within the memory budget there; a
-  // no-op where this node's view is another's memory.
+  // has (region_populate.cpp).  Up to RDSM_PREPOPULATE bytes in all, within the memory budget there.  Where
+  // this node's view is node 0's memory (hw), the view's own page-table entries for them instead.
   void populate_copies(size_t first, size_t count);
 
   // After finish(): copies into this node's memory every page of the first `pages`

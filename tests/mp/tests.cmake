@@ -278,6 +278,15 @@ add_held_node_test(quiet_barrier_wait 3 - genima)
 # own home pages too, so the node takes under one write fault per 8 pages
 # it writes; every byte reaches both nodes.
 add_held_node_test(dense_scatter 2 -)
+# hw's nodes map node 0's memory as the data is allocated (hw_mapped.c), as
+# the other presets' nodes map their copies: reading what node 0 wrote
+# takes them no page fault, as threads sharing one page table take none.
+foreach(nodes 2 3)
+  add_test(NAME mp.hw_mapped.n${nodes} COMMAND $<TARGET_FILE:rdsm> run -n ${nodes} --protocol hw --timeout 60 --quiet
+                                              $<TARGET_FILE:mp_hw_mapped>)
+  set_tests_properties(mp.hw_mapped.n${nodes} PROPERTIES LABELS mp TIMEOUT 90 PASS_REGULAR_EXPRESSION "PASS"
+                       FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
 
 # A node in rdsm_finalize still answers its peers (finalize_answers.c): a
 # kept page written elsewhere in the last interval goes home after the
