@@ -120,15 +120,14 @@ class SharedRegion {
   // Maps pages [first, first+count) of the system view, populated before,
   // into this process's page tables now.  Best effort.
   void premap_system(size_t first, size_t count);
-  // The same for the application view, where it maps the memory plainly
-  // (hw: node 0's memory, no page watched).  Best effort.
-  void premap_app(size_t first, size_t count);
-  // Maps `bytes` at `peer_pages` (another node's copies of pages this node
-  // populated, as the fabric maps them here: peer_segment) into this
-  // process's page tables now: the first one-sided read or write of each
-  // would otherwise take a page fault, on the critical path of a fetch or a
-  // diff.  Best effort: nothing happens where the kernel cannot.
-  static void premap_peer(uint8_t *peer_pages, size_t bytes);
+  // Maps `bytes` at `pages`, a shared mapping of memory-file pages that
+  // have their memory (another node's copies of pages this node populated,
+  // as the fabric maps them here: peer_segment; under hw the application
+  // view of node 0's memory), into this process's page tables now: the
+  // first access to each would otherwise take a page fault, on the
+  // critical path of a fetch, a diff or the program.  Best effort: nothing
+  // happens where the kernel cannot.
+  static void premap_shared(uint8_t *pages, size_t bytes);
   // Gives `bytes` of this process's private anonymous memory at `addr`
   // their pages now, in one call instead of a fault per page.  Best effort.
   static void populate_private(uint8_t *addr, size_t bytes);

@@ -83,20 +83,14 @@ size_t SharedRegion::populate_within(size_t first, size_t count, int copies_of_e
 // pages have their memory (0.39 against 0.84 us a page, measured on shmem);
 // where a kernel maps them read-only, the first write takes a fault of the
 // kernel's own, and nothing else changes.
-void SharedRegion::premap_system(size_t first, size_t count) {
-  if (count) (void)madvise(sys_page(first), count * kPageBytes, MADV_POPULATE_READ);
-}
+void SharedRegion::premap_system(size_t first, size_t count) { premap_shared(sys_page(first), count * kPageBytes); }
 
-void SharedRegion::premap_app(size_t first, size_t count) {
-  if (count) (void)madvise(app_page(first), count * kPageBytes, MADV_POPULATE_READ);
-}
-
-// The peer's pages were given memory by the peer's own populate (or are
+// A peer's pages were given memory by the peer's own populate (or are
 // about to be: a hole is filled here as it would be there, within the same
 // budget, which counts every node's copies).  A read populate of a shared
 // mapping maps them writable, so a one-sided diff does not fault either.
-void SharedRegion::premap_peer(uint8_t *peer_pages, size_t bytes) {
-  if (bytes) (void)madvise(peer_pages, bytes, MADV_POPULATE_READ);
+void SharedRegion::premap_shared(uint8_t *pages, size_t bytes) {
+  if (bytes) (void)madvise(pages, bytes, MADV_POPULATE_READ);
 }
 
 void SharedRegion::populate_private(uint8_t *addr, size_t bytes) {

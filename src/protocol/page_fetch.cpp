@@ -393,7 +393,7 @@ void Hlrc::populate_copies(size_t first, size_t count) {
     // RADIX -n4194304 at 2 processes: 0.026-0.028 s, 0.014-0.019 so, as 2
     // threads of one node: 0.013-0.026).
     count = region_->populate_within(first, std::min(count, pages_ - first), 1, opt_.prepopulate_bytes);
-    region_->premap_app(first, count);
+    SharedRegion::premap_shared(region_->app_page(first), count * kPageBytes);
     return;
   }
   // Every page gets its memory (a home page needs it too), but entries in
@@ -438,7 +438,7 @@ void Hlrc::populate_copies(size_t first, size_t count) {
   for (int n = 0; n < nodes_; ++n) {
     fabric::Segment peer;
     if (n == self_ || !f_.peer_segment(n, data_seg_.id, &peer)) continue;
-    SharedRegion::premap_peer(peer.base + first * kPageBytes, count * kPageBytes);
+    SharedRegion::premap_shared(peer.base + first * kPageBytes, count * kPageBytes);
   }
 }
 
