@@ -6,11 +6,15 @@
 # protocols' order, hw included), then tools/rdsm_report.py must
 # write speedup.png, breakdown.png, handler.png and summary.json, with each
 # protocol's speedup as a fraction of hw's in its table, its summary and its
-# --brief table; without the hw runs the fraction must read "-".  A fork-join
+# --brief table; without the hw runs the fraction must read "-".  Plain
+# threads (one process of 2 threads, `rdsm run -n 1 --threads 2 --protocol
+# hw`) run beside, three times too, and the report must show them as a row
+# in the column of 2 nodes and each protocol's speedup as a fraction of
+# theirs ("of threads", 1.00 for themselves).  A fork-join
 # app (the SPLASH test program every_macro, given to the sweep through an
 # app table of its own) must run as `rdsm run -n 1 ... -p{nodes}` with the
-# placeholder replaced, and its report must break down the master and its
-# forked workers.
+# placeholder replaced (its plain threads as `rdsm run -n 1 --threads 2 ...
+# -p2`), and its report must break down the master and its forked workers.
 #
 # mp.bench_memory: a sweep under --memory mprotect,uffd (sor, genima and hw,
 # 1 and 2 nodes) must record the backend of every run, the two backends' runs
@@ -203,7 +207,8 @@ endif()
 if(PART STREQUAL "threads")
   # ---- mp.bench_threads ------------------------------------------------------
   execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor,splash_lu
-                          --protocols genima --nodes 1,2 --threads 1,2 --sizes test --timeout 60 --short-runs 1 --out ${_json}
+                          --protocols genima --nodes 1,2 --threads 1,2 --sizes test --timeout 60 --short-runs 1
+                          --no-threads --out ${_json}
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "mp.bench_threads: the sweep failed (exit status ${_rc}):\n${_out}\n${_err}")
@@ -282,7 +287,7 @@ if(PART STREQUAL "memory")
   # A sweep without --memory names the backend that ran; a file without it (older ones) loads, without a
   # memory column.
   execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima
-                          --nodes 1,2 --sizes test --timeout 60 --short-runs 1 --out ${_json}
+                          --nodes 1,2 --sizes test --timeout 60 --short-runs 1 --no-threads --out ${_json}
                   RESULT_VARIABLE _rc)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "mp.bench_memory: tools/rdsm_bench.py failed (exit status ${_rc})")
@@ -314,7 +319,8 @@ json.dump(doc, open(sys.argv[2], "w"))
   set(_mem ${OUT}/memory)
   file(MAKE_DIRECTORY ${_mem})
   execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima
-                          --nodes 1,2 --sizes test --memory mprotect,uffd --timeout 60 --short-runs 1 --out ${_mem}/bench.json
+                          --nodes 1,2 --sizes test --memory mprotect,uffd --timeout 60 --short-runs 1 --no-threads
+                          --out ${_mem}/bench.json
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   message(STATUS "mp.bench_memory: --memory mprotect,uffd sweep\n${_out}")
   set(_unavailable_re "the uffd memory backend cannot run here")
@@ -397,7 +403,8 @@ sys.exit("memory not recorded: %r" % bad if bad else "backends not side by side:
   # uffd made unavailable: its first run fails with the reason, its other runs are skipped, mprotect's go on.
   execute_process(COMMAND ${CMAKE_COMMAND} -E env RDSM_UFFD_UNAVAILABLE=test
                           ${PYTHON} ${SRC}/tools/rdsm_bench.py --build ${BUILD} --apps sor --protocols genima --no-hw
-                          --nodes 1,2 --sizes test --memory uffd,mprotect --timeout 60 --short-runs 1 --out ${_mem}/nouffd.json
+                          --nodes 1,2 --sizes test --memory uffd,mprotect --timeout 60 --short-runs 1 --no-threads
+                          --out ${_mem}/nouffd.json
                   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 1 OR NOT _out MATCHES "(^|\n)3 runs, 1 failed, 1 skipped;"
      OR NOT _out MATCHES "note: ${_unavailable_re} \\(userfaultfd is disabled by RDSM_UFFD_UNAVAILABLE=test\\)")
@@ -431,27 +438,37 @@ import collections, json, sys
 doc = json.load(open(sys.argv[1]))
 reps = collections.defaultdict(list)
 for r in doc["runs"]:
-    reps[(r["protocol"], r["nodes"])].append(r["repeat"])
+    reps[(r["protocol"], r["nodes"], r["threads"])].append(r["repeat"])
 bad = {k: v for k, v in reps.items() if sorted(v) != [0, 1, 2]}
 note = [n for n in doc["notes"] if "--short-runs" in n]
-sys.exit("repeats per protocol and node count: %r" % bad if bad or len(reps) != 6
+# async, genima and hw at 1 and 2 nodes, and plain threads: 1 node of 2 threads, under hw's launcher preset.
+threads = [r["command"] for r in doc["runs"] if r["protocol"] == "threads"]
+bad_threads = [c for c in threads if c[c.index("run"):c.index("run") + 7] !=
+               ["run", "-n", "1", "--threads", "2", "--protocol", "hw"]]
+if bad_threads or len(threads) != 3:
+    sys.exit("plain threads run as %r, expected 3 runs of rdsm run -n 1 --threads 2 --protocol hw" % threads)
+sys.exit("repeats per protocol and node count: %r" % bad if bad or len(reps) != 7
          else "no note of the extra runs: %r" % doc["notes"] if not note else 0)
 ]=] ${_json} RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: the short configurations did not get their extra runs (--short-runs 3): ${_why}")
 endif()
 
-# Repeats alternate the protocols' order, hw included (last in the first repeat, first in the second), so
+# Repeats alternate the protocols' order, hw and plain threads included (last in the first repeat, first
+# in the second), so
 # that a speedup and hw's are not always measured in the same order on a machine whose speed drifts.
 execute_process(COMMAND ${PYTHON} -c [=[
 import sys, types
 sys.path.insert(0, sys.argv[1])
 from rdsm_bench import plan_runs
 a = types.SimpleNamespace(memory=None, repeat=3, sizes=["paper"], nodes=[1, 2], threads=[1], predict=False)
-plan = plan_runs(a, [({"name": "sor"}, "sor")], ["rdsm", "async"], True, [None])
-order = [[e[3] for e in plan if e[6] == r and e[4] == 2] for r in range(3)]
-want = [["rdsm", "async", "hw"], ["hw", "async", "rdsm"], ["rdsm", "async", "hw"]]
-sys.exit(0 if order == want and len(plan) == 18 else "order by repeat %r (%d runs), expected %r" % (order, len(plan), want))
+plan = plan_runs(a, [({"name": "sor"}, "sor")], ["rdsm", "async"], True, True, [None])
+# Plain threads are compared with 2 nodes: 1 node of 2 threads.
+order = [[e[3] for e in plan if e[6] == r and e[4] * e[5] == 2] for r in range(3)]
+want = [["rdsm", "async", "hw", "threads"], ["threads", "hw", "async", "rdsm"], ["rdsm", "async", "hw", "threads"]]
+shapes = {(e[4], e[5]) for e in plan if e[3] == "threads"}
+sys.exit(0 if order == want and len(plan) == 21 and shapes == {(1, 2)}
+         else "order by repeat %r (%d runs; threads at %r), expected %r" % (order, len(plan), shapes, want))
 ]=] ${SRC}/tools RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: the repeats do not alternate the protocols' order: ${_why}")
@@ -497,12 +514,15 @@ foreach(_png speedup.png breakdown.png handler.png)
     message(FATAL_ERROR "mp.bench_smoke: ${OUT}/${_png} is only ${_size} bytes")
   endif()
 endforeach()
-# The table: per node count a time, a speedup and a fraction of hw; hw itself at 1.00.
-if(NOT _report MATCHES "- 2 nodes -+\nprotocol +time \\(s\\) +speedup +of hw +time \\(s\\) +speedup +of hw")
-  message(FATAL_ERROR "mp.bench_smoke: the report's table has no time / speedup / of hw columns per node count")
+# The table: per node count a time, a speedup, a fraction of hw and one of plain threads; hw itself at 1.00
+# of hw, plain threads (a row in the column of 2 nodes) at 1.00 of threads.
+if(NOT _report MATCHES "- 2 nodes -+\nprotocol +time \\(s\\) +speedup +of hw +time \\(s\\) +speedup +of hw +of threads\n")
+  message(FATAL_ERROR "mp.bench_smoke: the report's table has no time / speedup / of hw columns per node count, "
+                      "and of threads at 2 nodes")
 endif()
-if(NOT _report MATCHES "\ngenima +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\nhw +[0-9.]+ +[0-9.]+ +1\\.00 +[0-9.]+ +[0-9.]+ +1\\.00\n")
-  message(FATAL_ERROR "mp.bench_smoke: the report's table lacks a fraction of hw for genima, or hw's is not 1.00")
+if(NOT _report MATCHES "\ngenima +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\nhw +[0-9.]+ +[0-9.]+ +1\\.00 +[0-9.]+ +[0-9.]+ +1\\.00 +[0-9.]+\nthreads +- +- +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\\.00\n")
+  message(FATAL_ERROR "mp.bench_smoke: the report's table lacks a fraction of hw or of threads for genima, or hw's "
+                      "row, or plain threads' (at 1.00 of threads)")
 endif()
 
 # summary.json: fraction_of_hw is a number for every protocol at every node count, 1 for hw.
@@ -511,12 +531,14 @@ if(NOT EXISTS ${OUT}/summary.json)
 endif()
 file(READ ${OUT}/summary.json _sum)
 string(JSON _nres LENGTH "${_sum}" groups 0 results)
-if(_nres LESS 6)
-  message(FATAL_ERROR "mp.bench_smoke: summary.json has ${_nres} results for sor; expected 6 (async, genima, hw at 1 and 2 nodes)")
+if(NOT _nres EQUAL 7)
+  message(FATAL_ERROR "mp.bench_smoke: summary.json has ${_nres} results for sor; expected 7 (async, genima, hw at 1 "
+                      "and 2 nodes, plain threads at 2)")
 endif()
 math(EXPR _last "${_nres} - 1")
 foreach(_i RANGE ${_last})
   string(JSON _p GET "${_sum}" groups 0 results ${_i} protocol)
+  string(JSON _n GET "${_sum}" groups 0 results ${_i} nodes)
   string(JSON _type TYPE "${_sum}" groups 0 results ${_i} fraction_of_hw)
   if(NOT _type STREQUAL "NUMBER")
     message(FATAL_ERROR "mp.bench_smoke: summary.json: fraction_of_hw of ${_p} is ${_type}, not a number")
@@ -524,6 +546,17 @@ foreach(_i RANGE ${_last})
   string(JSON _f GET "${_sum}" groups 0 results ${_i} fraction_of_hw)
   if(_p STREQUAL "hw" AND NOT _f MATCHES "^1(\\.0*)?$")
     message(FATAL_ERROR "mp.bench_smoke: summary.json: hw's fraction of itself is ${_f}")
+  endif()
+  # Of plain threads at 2 nodes (none at 1: one thread is the 1-node run).
+  string(JSON _type TYPE "${_sum}" groups 0 results ${_i} fraction_of_threads)
+  if((_n EQUAL 2 AND NOT _type STREQUAL "NUMBER") OR (_n EQUAL 1 AND NOT _type STREQUAL "NULL"))
+    message(FATAL_ERROR "mp.bench_smoke: summary.json: fraction_of_threads of ${_p} at ${_n} nodes is ${_type}")
+  endif()
+  if(_p STREQUAL "threads")
+    string(JSON _f GET "${_sum}" groups 0 results ${_i} fraction_of_threads)
+    if(NOT _n EQUAL 2 OR NOT _f MATCHES "^1(\\.0*)?$")
+      message(FATAL_ERROR "mp.bench_smoke: summary.json: plain threads at ${_n} nodes, ${_f} of themselves")
+    endif()
   endif()
 endforeach()
 
@@ -534,9 +567,10 @@ message(STATUS "mp.bench_smoke: brief report\n${_brief}")
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "mp.bench_smoke: tools/rdsm_report.py --brief failed (exit status ${_rc})")
 endif()
-if(NOT _brief MATCHES "\nprotocol +1 node \\(s\\) +2 nodes \\(s\\) +speedup at 2 +of hw at 2\n"
-   OR NOT _brief MATCHES "\nasync +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n"
-   OR NOT _brief MATCHES "\nhw +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\\.00\n")
+if(NOT _brief MATCHES "\nprotocol +1 node \\(s\\) +2 nodes \\(s\\) +speedup at 2 +of hw at 2 +of threads at 2\n"
+   OR NOT _brief MATCHES "\nasync +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n"
+   OR NOT _brief MATCHES "\nhw +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\\.00 +[0-9.]+\n"
+   OR NOT _brief MATCHES "\nthreads +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\\.00\n")
   message(FATAL_ERROR "mp.bench_smoke: the --brief table lacks its columns or a protocol's numbers")
 endif()
 
@@ -554,13 +588,13 @@ file(MAKE_DIRECTORY ${OUT}/nohw)
 file(WRITE ${OUT}/nohw/bench.json "${_nohw}")
 execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${OUT}/nohw/bench.json --brief
                 RESULT_VARIABLE _rc OUTPUT_VARIABLE _brief)
-if(NOT _rc EQUAL 0 OR NOT _brief MATCHES "\nasync +[0-9.]+ +[0-9.]+ +[0-9.]+ +-\n" OR _brief MATCHES "\nhw ")
+if(NOT _rc EQUAL 0 OR NOT _brief MATCHES "\nasync +[0-9.]+ +[0-9.]+ +[0-9.]+ +- +[0-9.]+\n" OR _brief MATCHES "\nhw ")
   message(FATAL_ERROR "mp.bench_smoke: --brief without hw runs (exit status ${_rc}) should show - as the "
                       "fraction of hw:\n${_brief}")
 endif()
 execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${OUT}/nohw/bench.json
                 RESULT_VARIABLE _rc OUTPUT_VARIABLE _report)
-if(NOT _rc EQUAL 0 OR NOT _report MATCHES "\nasync +[0-9.]+ +[0-9.]+ +- +[0-9.]+ +[0-9.]+ +-\n")
+if(NOT _rc EQUAL 0 OR NOT _report MATCHES "\nasync +[0-9.]+ +[0-9.]+ +- +[0-9.]+ +[0-9.]+ +- +[0-9.]+\n")
   message(FATAL_ERROR "mp.bench_smoke: the report without hw runs (exit status ${_rc}) should show - as the "
                       "fraction of hw:\n${_report}")
 endif()
@@ -604,6 +638,18 @@ if(NOT _n EQUAL 2 OR NOT _cmd MATCHES " run -n 1 .* -p2 -n 20$"
   message(FATAL_ERROR "mp.bench_smoke: the fork-join run for 2 nodes should be recorded as nodes 2 (is ${_n}), "
                       "started as rdsm run -n 1 ... -p2 (was ${_cmd}) and list the master and one forked "
                       "worker (${_rows} rows, second forked: ${_forked})")
+endif()
+# Its plain threads: one process of 2 threads, told its 2 workers.
+execute_process(COMMAND ${PYTHON} -c [=[
+import json, sys
+runs = [r for r in json.load(open(sys.argv[1]))["runs"] if r["protocol"] == "threads"]
+c = runs[0]["command"] if len(runs) == 1 else []
+sys.exit(0 if c and c[c.index("run"):c.index("run") + 5] == ["run", "-n", "1", "--threads", "2"] and
+         c[-3:] == ["-p2", "-n", "20"] else "plain threads run as %r" % [r["command"] for r in runs])
+]=] ${_fj}/bench.json RESULT_VARIABLE _rc OUTPUT_VARIABLE _why ERROR_VARIABLE _why)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "mp.bench_smoke: the fork-join app's plain threads should run as rdsm run -n 1 --threads 2 "
+                      "... -p2: ${_why}")
 endif()
 execute_process(COMMAND ${PYTHON} ${SRC}/tools/rdsm_report.py ${_fj}/bench.json --out ${_fj}
                 RESULT_VARIABLE _rc OUTPUT_VARIABLE _report)

@@ -3,8 +3,9 @@
 # directory given as $1), runs the main job — red-black SOR on 4 nodes over
 # the single-host shm fabric, which verifies itself against a sequential run
 # and prints the time breakdown — and ends with a parallel speedup: one app
-# on 1 and 2 nodes under the default preset, async, genima and hw (plain
-# threads, the limit), measured by `rdsm bench` and shown by
+# on 1 and 2 nodes under the default preset, async, genima and hw (processes
+# on memory the machine keeps coherent, the limit), beside plain threads (one
+# process of 2 threads), measured by `rdsm bench` and shown by
 # `rdsm report --brief`.  Fails if any run fails.
 set -euo pipefail
 
@@ -25,7 +26,7 @@ protocols=rdsm,async,genima
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdsm_quickstart.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo >&2
-echo "rdsm: speedup of $app ($size) on 1 and 2 nodes: $protocols and hw" >&2
+echo "rdsm: speedup of $app ($size) on 1 and 2 nodes: $protocols and hw, beside plain threads" >&2
 # The sweep's own summary only names a temporary file; it is shown when a run failed.
 status=0
 # Three rounds, each protocol's median shown: a single run of a phase this

@@ -18,6 +18,16 @@ app is also run under hw in every repeat, per size and node count, recorded
 like the other runs (the fraction of hw divides by the median of its runs,
 as noisy as any).
 
+Plain threads are run too (unless --no-threads): for every node count N
+above 1, the app as one process of N compute threads (`rdsm run -n 1
+--threads N`, under hw, whose single node is the process's own memory; a
+fork-join app told its N workers), recorded as protocol "threads" with
+nodes 1 and threads N, in every repeat.  That is what a program built with
+plain threads does, first touches of memory in its parallel phase and all,
+where hw's processes get their memory as it is allocated, as the DSM
+presets' copies do; rdsm report sets each protocol's speedup beside both.
+Not under emu networks (--emu-preset, --sweep): one process has no network.
+
 A protocol whose parallel phase in a configuration takes under
 --short-seconds (default 0.1 s), hw included, is run again there after the
 repeats, round by round, until it has --short-runs runs (default 7; 1 for
@@ -106,6 +116,8 @@ from rdsm_build_query import find_program, launcher_protocols, preset_of
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(SCRIPT_DIR)
 DEFAULT_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
+# The plain-threads baseline's runs: one process of N compute threads, compared with N nodes.
+THREADS = "threads"
 MEMORY_BACKENDS = ["mprotect", "uffd"]
 FABRICS = ["shm", "mpi"]  # what --fabric takes; emu runs come from --emu-preset and --sweep
 WAIT_SLACK = 30  # seconds beyond --timeout before the launcher itself is killed
@@ -159,6 +171,9 @@ def parse_args(argv):
                    help="comma-separated fabrics (%s): every configuration on each, side by side (default: "
                         "shm); hw, and fork-join apps with --threads above 1, run on shm only" % ",".join(FABRICS))
     p.add_argument("--no-hw", action="store_true", help="do not add the hw (hardware-coherent) runs")
+    p.add_argument("--no-threads", action="store_true",
+                   help="do not add the plain-threads runs (one process of N compute threads for each node "
+                        "count N above 1)")
     p.add_argument("--sweep", action="append", default=[], metavar="PARAM=V1,V2,...",
                    help="under the emu fabric, run every configuration at each value of one of %s (e.g. "
                         "interrupt=0us,10us,50us), the other parameters at the base network; repeat the flag "
@@ -249,12 +264,12 @@ def check_fabrics(p, a):
 
 def fabric_plan(plan, fabrics):
     """Each entry of the plan once per fabric (the last member of the entry), the fabrics of one configuration
-    one after the other.  hw, and fork-join apps on nodes of several threads, stay on shm; with no --fabric
-    every entry has None (no --fabric given to the launcher)."""
+    one after the other.  hw, plain threads, and fork-join apps on nodes of several threads, stay on shm; with
+    no --fabric every entry has None (no --fabric given to the launcher)."""
     out = []
     for entry in plan:
         t, p, th = entry[0], entry[3], entry[5]
-        only_shm = p == "hw" or (bool(t.get("fork_join")) and th > 1)
+        only_shm = p in ("hw", THREADS) or (bool(t.get("fork_join")) and th > 1)
         for f in (fabrics or [None]):
             if only_shm and f not in (None, "shm"):
                 continue
@@ -511,9 +526,10 @@ def predict(trace_path, rec, points):
         return [], str(e)
 
 
-def plan_runs(a, apps, protocols, hw, points):
+def plan_runs(a, apps, protocols, hw, threads_base, points):
     """The runs to make, in order, before the fabrics are added: (app, program, size, protocol, nodes,
-    threads, repeat, memory, point) each.
+    threads, repeat, memory, point) each.  With threads_base, the plain-threads runs too: protocol THREADS,
+    1 node of N threads for each node count N above 1 (once, with the configurations of one thread a node).
 
     Repetitions are the outer loop, so load from elsewhere spreads over every configuration; the backends
     and then the emu networks the inner ones, so the runs compared across backends or networks are made
@@ -521,7 +537,7 @@ def plan_runs(a, apps, protocols, hw, points):
     alternates too (hw last, then first): a speedup is compared with hw's, and a machine that slows down
     for a while should not always slow the same one of the two."""
     memories = a.memory or [None]
-    in_order = protocols + (["hw"] if hw else [])
+    in_order = protocols + (["hw"] if hw else []) + ([THREADS] if threads_base else [])
     plan = []
     for r in range(a.repeat):
         for t, prog in apps:
@@ -529,11 +545,14 @@ def plan_runs(a, apps, protocols, hw, points):
                 for p in (in_order if r % 2 == 0 else in_order[::-1]):
                     for n in a.nodes:
                         for th in a.threads:
+                            if p == THREADS and (n == 1 or th != 1):
+                                continue
+                            shape = (1, n) if p == THREADS else (n, th)
                             for m in (memories if r % 2 == 0 else memories[::-1]):
-                                if a.predict and p != "hw" and n > 1 and th == 1:
+                                if a.predict and p not in ("hw", THREADS) and n > 1 and th == 1:
                                     plan.append((t, prog, s, p, n, th, r, m, TRACE_POINT))
-                                for pt in (points[:1] if p == "hw" else points):
-                                    plan.append((t, prog, s, p, n, th, r, m, pt))
+                                for pt in (points[:1] if p in ("hw", THREADS) else points):
+                                    plan.append((t, prog, s, p) + shape + (r, m, pt))
     return plan
 
 
@@ -562,10 +581,17 @@ def main(argv):
         if known is not None:
             bad = [p for p in protocols if preset_of(p) not in known]
             if bad:
-                sys.exit("rdsm_bench: unknown protocol(s) %s; the launcher knows: %s" % (", ".join(bad), ", ".join(known)))
+                sys.exit("rdsm_bench: unknown protocol(s) %s; the launcher knows: %s%s" % (
+                    ", ".join(bad), ", ".join(known),
+                    " (plain threads are run unless --no-threads)" if THREADS in bad else ""))
     hw = (not a.no_hw) and known is not None and "hw" in known and "hw" not in protocols
     if not a.no_hw and not hw and "hw" not in protocols:
         notes.append("the launcher has no hw protocol: no hardware-coherent runs")
+    # One node has no coherence to keep: any preset runs plain threads; hw's is the machine's memory alone.
+    threads_preset = "hw" if known is None or "hw" in known else (protocols or [None])[0]
+    # Not under emu networks: one process has no network to emulate.
+    threads_base = (not a.no_threads and threads_preset is not None and any(n > 1 for n in a.nodes) and
+                    a.emu_preset is None)
 
     names = a.apps if a.apps is not None else [t["name"] for t in table]
     apps = []
@@ -586,7 +612,7 @@ def main(argv):
     for note in notes:
         print("note: " + note, file=sys.stderr)
 
-    plan = plan_runs(a, apps, protocols, hw, points)
+    plan = plan_runs(a, apps, protocols, hw, threads_base, points)
     plan = fabric_plan(plan, a.fabric)
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -635,7 +661,7 @@ def main(argv):
         # A fork-join app is one process that forks its workers, except
         # on the mpi fabric, where its workers are the job's ranks.
         launched = 1 if fork_join and fabric != "mpi" else n
-        rec.update(run_one(rdsm, prog, args, p, launched, a.timeout, tmpdir,
+        rec.update(run_one(rdsm, prog, args, threads_preset if p == THREADS else p, launched, a.timeout, tmpdir,
                            with_nodes(t.get("launcher_args", {}).get(s, []), n * th) + fabric_args(fabric), m,
                            pt, th))
         runs.append(rec)
@@ -678,7 +704,8 @@ def main(argv):
         "build": build,
         "host": os.uname().nodename,
         "cpus": os.cpu_count(),
-        "config": {"apps": [t["name"] for t, _ in apps], "protocols": protocols, "hw": hw, "nodes": a.nodes,
+        "config": {"apps": [t["name"] for t, _ in apps], "protocols": protocols, "hw": hw,
+                   "threads_baseline": threads_base, "nodes": a.nodes,
                    "threads": a.threads, "sizes": a.sizes, "repeat": a.repeat, "short_runs": a.short_runs,
                    "short_seconds": a.short_seconds, "timeout": a.timeout, "memory": a.memory,
                    "fabric": a.fabric,

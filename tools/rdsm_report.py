@@ -26,14 +26,22 @@ node count.
   speedup        median of the `sequential` seconds the program printed over
                  every successful run of that app and size / median
                  `parallel` seconds of that protocol and node count.
-  of hw          a protocol's speedup / the speedup of hw (plain threads:
-                 every node maps the same memory and the machine keeps it
-                 coherent, the limit the DSM protocols are compared with) for
-                 the same app, size and node count; 1.00 = as fast as the
-                 limit.  "-" (null in JSON) when hw was not run or failed.
+  of hw          a protocol's speedup / the speedup of hw (every node maps
+                 the same memory and the machine keeps it coherent, the
+                 limit the DSM protocols are compared with) for the same
+                 app, size and node count; 1.00 = as fast as the limit.
+                 "-" (null in JSON) when hw was not run or failed.
+  threads        rdsm bench's plain-threads runs (one process of N compute
+                 threads, `rdsm run -n 1 --threads N`), a row of their own
+                 in the column of N nodes.  hw's processes get their memory
+                 as it is allocated, as the DSM presets' copies do; plain
+                 threads take a page fault at the first touch of memory in
+                 their parallel phase, so hw can be the faster of the two.
+  of threads     a protocol's speedup / the speedup of plain threads at the
+                 same number of workers (a column when the file has them).
   breakdown      mean over the rows of the launcher's per-node stats (for a
                  fork-join program: the master and every forked worker),
-                 mean over repeats.
+                 mean over repeats; plain threads' per thread.
   per thread     runs on nodes of several threads (rdsm bench --threads T):
                  after the breakdown, a row per compute thread of every node
                  (0.t1: thread 1 of node 0), mean over repeats, with its
@@ -64,8 +72,8 @@ rdsm@mpi), in every table and plot; hw runs on shm only.
 Writes to DIR (default: the JSON file's directory):
 
   speedup.png    per app: speedup vs node count, a line per protocol (hw
-                 dashed black), and below it the fraction of hw vs node
-                 count.
+                 dashed black, plain threads dotted), and below it the
+                 fraction of hw vs node count.
   breakdown.png  stacked time breakdown (compute, data wait, lock wait,
                  barrier wait, barrier protocol) per app and protocol at the
                  largest node count, normalised to the async bar of that app
@@ -74,9 +82,9 @@ Writes to DIR (default: the JSON file's directory):
                  (mean per node, split page / diff / sync / other), averaged
                  over apps.
   summary.json   per app, size, protocol, memory backend and node count:
-                 runs, median parallel seconds, speedup, fraction_of_hw and
-                 the breakdown (seconds, as in the table); memory_ratios:
-                 the uffd/mprotect table.
+                 runs, median parallel seconds, speedup, fraction_of_hw,
+                 fraction_of_threads and the breakdown (seconds, as in
+                 the table); memory_ratios: the uffd/mprotect table.
 
 A file made under the emu fabric with sweeps or several presets (rdsm bench
 --sweep, --emu-preset; rdsm_report_sweep.py) adds, after the tables above,
@@ -114,9 +122,10 @@ import sys
 import microbench_report
 import rdsm_report_sweep
 import rdsm_trace_report
-from rdsm_report_common import (COMPONENTS, HANDLER_PARTS, HW, SHAPE_LEGEND, fmt, fmt_seconds, label_fabrics, mean,
-                                median, memory_label, memory_of, order_memories, order_protocols, parallel_time,
-                                print_table, read_json, shape_label, shape_of, shape_short, shapes_with_threads)
+from rdsm_report_common import (COMPONENTS, HANDLER_PARTS, HW, SHAPE_LEGEND, THREADS, fmt, fmt_seconds,
+                                label_fabrics, mean, median, memory_label, memory_of, order_memories,
+                                order_protocols, parallel_time, print_table, read_json, shape_label, shape_of,
+                                shape_short, shapes_with_threads, threads_of)
 from rdsm_report_plots import order_series, plot_breakdown, plot_handler, plot_speedup
 
 ANY = object()  # a run's memory backend, whichever it is
@@ -173,6 +182,8 @@ class Data:
         self.compare_memory = all(m in self.memories for m in ("uffd", "mprotect"))
         # Runs on nodes of several threads: every table keeps each (nodes, threads) apart, labelled NxT.
         self.with_threads = shapes_with_threads(runs)
+        # Plain threads (rdsm bench's baseline): an "of threads" column beside "of hw".
+        self.has_threads = any(r["protocol"] == THREADS for r in self.ok)
 
     def label(self, g):
         return "%s (%s)" % g if self.multi_size else g[0]
@@ -225,6 +236,12 @@ class Data:
         sp, hw = self.speedup(g, p, s, m), self.hw_speedup(g, s, m)
         return sp / hw if sp and hw else None
 
+    def fraction_of_threads(self, g, p, s, m=ANY):
+        """p's speedup / the speedup of plain threads as many as the shape's workers (any backend: one
+        process has no coherence to keep); None without both."""
+        sp, th = self.speedup(g, p, s, m), self.speedup(g, THREADS, s)
+        return sp / th if sp and th else None
+
     def memory_ratio(self, g, p, s):
         """(uffd / mprotect median parallel time, beyond the runs' spread) or (None, False)."""
         tu = [parallel_time(r) for r in self.runs(g, p, s, "uffd")]
@@ -253,8 +270,10 @@ class Data:
         if not rs:
             return None
         out = {}
+        # Plain threads' one node sums its threads: per worker, as the nodes of the other rows.
+        per = [threads_of(r) if r["protocol"] == THREADS else 1 for r in rs]
         for f, _ in COMPONENTS + HANDLER_PARTS + [("handler", "handler"), ("total", "total")]:
-            out[f] = mean([node_mean(r, f) for r in rs]) or 0.0
+            out[f] = mean([None if node_mean(r, f) is None else node_mean(r, f) / k for r, k in zip(rs, per)]) or 0.0
         return out
 
 
@@ -280,8 +299,10 @@ def thread_breakdown(rs):
 
 
 TABLE_LEGEND = ("time: median parallel seconds; speedup: sequential / time; of hw: speedup / the speedup of hw "
-                "(plain threads, the limit) at the same node count (and threads per node), 1.00 = at the limit, "
-                "- = no hw run")
+                "(one memory kept coherent by the machine, the limit) at the same node count (and threads per "
+                "node), 1.00 = at the limit, - = no hw run")
+THREADS_LEGEND = ("threads: one process of N compute threads (rdsm run -n 1 --threads N) in the column of N nodes; "
+                  "of threads: speedup / the speedup of threads as many as the workers")
 
 
 MEMORY_LEGEND = ("memory: the memory backend the nodes ran (? = not recorded); of hw compares with hw under the "
@@ -304,6 +325,8 @@ def label_header(d):
 
 def print_tables(d):
     print(TABLE_LEGEND + "\n")
+    if d.has_threads:
+        print(THREADS_LEGEND + "\n")
     if d.with_threads:
         print(SHAPE_LEGEND + "\n")
     if d.multi_memory:
@@ -317,15 +340,21 @@ def print_tables(d):
             continue
         print("== %s: sequential %s s (median)%s" % (d.label(g), fmt(d.sequential(g), "%.6f"),
                                                     "" if d.has_hw(g) else "; no hw runs"))
-        header = label_header(d) + ["time (s)", "speedup", "of hw"] * len(ns)
+        # "of threads" where plain threads ran (2 nodes and more).
+        of_threads = {n: bool(d.runs(g, THREADS, n)) for n in ns}
+        header = label_header(d)
+        for n in ns:
+            header += ["time (s)", "speedup", "of hw"] + (["of threads"] if of_threads[n] else [])
         rows = []
         for p, m in d.series(g):
             row = label_cells(d, p, m)
             for n in ns:
                 row += [fmt(d.parallel(g, p, n, m), "%.6f"), fmt(d.speedup(g, p, n, m), "%.2f"),
                         fmt(d.fraction_of_hw(g, p, n, m), "%.2f")]
+                if of_threads[n]:
+                    row.append(fmt(d.fraction_of_threads(g, p, n, m), "%.2f"))
             rows.append(row)
-        print_table(rows, header, [(d.shape_label(n), 3) for n in ns], lead)
+        print_table(rows, header, [(d.shape_label(n), 3 + of_threads[n]) for n in ns], lead)
         n = ns[-1]
         print("\n   breakdown at %s (ms, mean over nodes and repeats)" % d.shape_label(n))
         header = label_header(d) + [lbl for _, lbl in COMPONENTS] + ["total", "handler", "h.page", "h.diff",
@@ -424,14 +453,19 @@ def print_brief(d):
         n = ns[-1]
         header = label_header(d) + ["%s (s)" % d.shape_label(k) for k in ns] + ["speedup at %s" % d.shape_short(n),
                                                                                 "of hw at %s" % d.shape_short(n)]
+        if d.has_threads:
+            header.append("of threads at %s" % d.shape_short(n))
         rows = [label_cells(d, p, m) + [fmt_seconds(d.parallel(g, p, k, m)) for k in ns] +
-                [fmt(d.speedup(g, p, n, m), "%.2f"), fmt(d.fraction_of_hw(g, p, n, m), "%.2f")]
+                [fmt(d.speedup(g, p, n, m), "%.2f"), fmt(d.fraction_of_hw(g, p, n, m), "%.2f")] +
+                ([fmt(d.fraction_of_threads(g, p, n, m), "%.2f")] if d.has_threads else [])
                 for p, m in d.series(g)]
         print_table(rows, header, lead=len(label_header(d)))
         print()
     print_memory_ratios(d)
-    print("speedup = sequential time / parallel time; of hw = speedup / the speedup of hw (plain threads:\n"
+    print("speedup = sequential time / parallel time; of hw = speedup / the speedup of hw (processes on\n"
           "one memory kept coherent by the machine, the limit for a DSM protocol); - = not measured")
+    if d.has_threads:
+        print("threads = one process of N compute threads, at N nodes; of threads = speedup / the speedup of threads")
     if d.with_threads:
         print(SHAPE_LEGEND)
     if d.multi_memory:
@@ -447,10 +481,13 @@ def summary(d, source):
         results = []
         for p, m in d.series(g):
             for n in d.shapes(g):
+                if p == THREADS and not d.runs(g, p, n, m):
+                    continue  # plain threads stand beside 2 nodes and more only
                 results.append({"protocol": p, "memory": m, "nodes": n[0], "threads": n[1],
                                 "runs": len(d.runs(g, p, n, m)),
                                 "parallel_seconds": d.parallel(g, p, n, m), "speedup": d.speedup(g, p, n, m),
                                 "fraction_of_hw": d.fraction_of_hw(g, p, n, m),
+                                "fraction_of_threads": d.fraction_of_threads(g, p, n, m),
                                 "breakdown_seconds": d.breakdown(g, p, n, m)})
         groups.append({"app": g[0], "size": g[1], "sequential_seconds": d.sequential(g), "hw": d.has_hw(g),
                        "results": results})

@@ -7,7 +7,7 @@ import math
 import statistics
 import sys
 
-PROTOCOL_ORDER = ["rdsm", "async", "ardmar", "draw", "newgen", "genima", "hw"]
+PROTOCOL_ORDER = ["rdsm", "async", "ardmar", "draw", "newgen", "genima", "hw", "threads"]
 MEMORY_ORDER = ["mprotect", "uffd"]
 FABRIC_ORDER = ["shm", "emu", "mpi"]
 FABRIC_MARK = "@"  # rdsm@mpi: protocol rdsm on the mpi fabric
@@ -125,13 +125,16 @@ def threads_of(run):
 
 
 def shape_of(run):
-    """What a run is compared at: (nodes, threads per node).  hw is compared with at the same shape."""
+    """What a run is compared at: (nodes, threads per node).  hw is compared with at the same shape; plain
+    threads (rdsm bench's protocol THREADS: one process of N threads) at N nodes of one thread."""
+    if run.get("protocol") == THREADS:
+        return run["nodes"] * threads_of(run), 1
     return run["nodes"], threads_of(run)
 
 
 def shapes_with_threads(runs):
-    """Whether the shapes must name the threads: some run had nodes of several threads."""
-    return any(threads_of(r) != 1 for r in runs)
+    """Whether the shapes must name the threads: some run had nodes of several threads (plain threads aside)."""
+    return any(threads_of(r) != 1 for r in runs if r.get("protocol") != THREADS)
 
 
 def shape_label(shape, threads):
@@ -172,3 +175,4 @@ COMPONENTS = [("compute", "compute"), ("data_wait", "data wait"), ("lock_wait", 
               ("barrier_wait", "barrier wait"), ("barrier_protocol", "barrier protocol")]
 HANDLER_PARTS = [("handler_page", "page"), ("handler_diff", "diff"), ("handler_sync", "sync")]
 HW = "hw"
+THREADS = "threads"  # rdsm bench's plain-threads runs

@@ -3,15 +3,18 @@ fraction of hw below it, the time breakdown at the largest node count, and
 the handler time per protocol."""
 import statistics
 
-from rdsm_report_common import COMPONENTS, HANDLER_PARTS, HW, colors_for, grid, order_protocols
+from rdsm_report_common import COMPONENTS, HANDLER_PARTS, HW, THREADS, colors_for, grid, order_protocols
 
 
 def series_style(d, p, m):
-    """Line style and marker of a (protocol, backend) series: hw dashed; the backends by marker and line."""
+    """Line style and marker of a (protocol, backend) series: hw dashed, plain threads dotted; the backends by
+    marker and line."""
     k = d.memories.index(m) if m in d.memories else 0
     marker = "osD^v"[k % 5]
     if p == HW:
         return "--", marker
+    if p == THREADS:
+        return ":", "x"
     return ["-", ":", "-."][k % 3], marker
 
 
@@ -86,7 +89,7 @@ def plot_speedup(d, plt, path):
         ncol = max(1, min(len(keys), int(width // 1.9)))
         legend_rows = (len(keys) + ncol - 1) // ncol
         fig.legend([handles[k] for k in keys], keys, loc="lower center", ncol=ncol, frameon=False)
-    fig.suptitle("Speedup over the sequential run (grey: linear; dashed: hw, plain threads)\n"
+    fig.suptitle("Speedup over the sequential run (grey: linear; dashed: hw; dotted: plain threads)\n"
                  "and below it each protocol's speedup as a fraction of hw's (1 = the limit)")
     fig.tight_layout(rect=(0, min(0.3, (0.1 + 0.3 * legend_rows) / height), 1, 1))
     fig.savefig(path, dpi=110)
