@@ -40,12 +40,13 @@ def fabric_of(run):
 def label_fabrics(runs):
     """With runs on several fabrics (rdsm bench --fabric shm,mpi), names each run's protocol after its fabric
     (rdsm@shm, rdsm@mpi, kept in "protocol_preset"), so that every table and plot shows the fabrics side by
-    side, as series of their own; hw, which runs on shm only, keeps its name.  Returns the fabrics seen."""
+    side, as series of their own; hw and plain threads, which run on shm only, keep their names.  Returns the
+    fabrics seen."""
     fabrics = sorted({fabric_of(r) for r in runs},
                      key=lambda f: FABRIC_ORDER.index(f) if f in FABRIC_ORDER else len(FABRIC_ORDER))
     if len(fabrics) > 1:
         for r in runs:
-            if r["protocol"] != "hw" and FABRIC_MARK not in r["protocol"]:
+            if r["protocol"] not in (HW, THREADS) and FABRIC_MARK not in r["protocol"]:
                 r["protocol_preset"] = r["protocol"]
                 r["protocol"] = r["protocol"] + FABRIC_MARK + fabric_of(r)
     return fabrics
