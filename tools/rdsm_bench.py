@@ -112,12 +112,11 @@ import rdsm_emu
 import rdsm_sim
 from launch_job import run_job, stop_on_sigterm
 from rdsm_build_query import find_program, launcher_protocols, preset_of
+from rdsm_report_common import THREADS  # the plain-threads runs' protocol, as the report reads it
 
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(SCRIPT_DIR)
 DEFAULT_PROTOCOLS = ["rdsm", "async", "ardmar", "draw", "newgen", "genima"]
-# The plain-threads baseline's runs: one process of N compute threads, compared with N nodes.
-THREADS = "threads"
 MEMORY_BACKENDS = ["mprotect", "uffd"]
 FABRICS = ["shm", "mpi"]  # what --fabric takes; emu runs come from --emu-preset and --sweep
 WAIT_SLACK = 30  # seconds beyond --timeout before the launcher itself is killed

@@ -159,6 +159,12 @@ def node_mean(run, field):
     return statistics.mean(vals) if vals else None
 
 
+def worker_mean(run, field):
+    """node_mean per worker: plain threads' one node sums its threads, the other runs' nodes are one each."""
+    v = node_mean(run, field)
+    return v / threads_of(run) if v is not None and run["protocol"] == THREADS else v
+
+
 class Data:
     def __init__(self, doc):
         self.doc = doc
@@ -270,10 +276,8 @@ class Data:
         if not rs:
             return None
         out = {}
-        # Plain threads' one node sums its threads: per worker, as the nodes of the other rows.
-        per = [threads_of(r) if r["protocol"] == THREADS else 1 for r in rs]
         for f, _ in COMPONENTS + HANDLER_PARTS + [("handler", "handler"), ("total", "total")]:
-            out[f] = mean([None if node_mean(r, f) is None else node_mean(r, f) / k for r, k in zip(rs, per)]) or 0.0
+            out[f] = mean([worker_mean(r, f) for r in rs]) or 0.0
         return out
 
 
