@@ -96,6 +96,7 @@ Hlrc::Hlrc(fabric::Fabric &f, const Options &opt, const ProtocolConfig &cfg)
     history_.reset(pages_);
     withheld_.reset(pages_);
     withhold_missed_.reset(pages_);
+    partly_written_.reset(pages_);
     first_copied_.reset(pages_);
     diffed_early_.reset(pages_);
   }
@@ -464,6 +465,12 @@ void Hlrc::close_interval() {
   // In scan mode a copy stays valid and write-protected after its release,
   // so its twin is brought up to date as a kept page's is.
   propagate_diffs(dirty, id, keep || scan_);
+  if (!partly_written_.empty())
+    for (uint32_t &entry : written)
+      if (partly_written_[notice_page(entry)]) {
+        partly_written_[notice_page(entry)] = 0;
+        entry |= kPartlyWritten;
+      }
   if (keep) keep_written(written);
   publish_interval(id, written);
   notices_.add_own(self_, id, std::move(written));

@@ -193,6 +193,8 @@ class Hlrc final : public Protocol {
   bool withhold_at_release_ = false;  // the release in progress is such a barrier's
   PageArray<uint8_t> withheld_;       // the page's diff is withheld (kWithheldMerge: see keep_withheld_on)
   PageArray<uint8_t> withhold_missed_;  // withheld once for a move that did not happen: not withheld again
+  PageArray<uint8_t> partly_written_;   // this release's copies changed in part (kPartlyWritten), till named so
+  void note_partial_write(size_t page, const uint64_t *mask, const DiffRun *runs, size_t count);
   bool keep_withheld_on(size_t page, uint32_t entry, int writer);  // a notice of the home's alone
   void take_unwritten_bytes(size_t page, int old_home);            // at its move here
   std::vector<uint32_t> withheld_list_;

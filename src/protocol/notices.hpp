@@ -21,7 +21,7 @@ using VClock = std::vector<uint32_t>;
 struct Interval {
   uint32_t writer;
   uint32_t id;
-  std::vector<uint32_t> pages;  // page numbers, some with kMaybeWritten or kWithheld
+  std::vector<uint32_t> pages;  // page numbers, some with kMaybeWritten, kWithheld or kPartlyWritten
 };
 
 // Marks a page an interval names only because its home may have written it
@@ -32,7 +32,12 @@ constexpr uint32_t kMaybeWritten = 0x80000000u;
 // writer withheld, expecting the page's home to move to it at that barrier
 // (home_migration.cpp): only a node past the barrier may count on it.
 constexpr uint32_t kWithheld = 0x40000000u;
-inline uint32_t notice_page(uint32_t entry) { return entry & ~(kMaybeWritten | kWithheld); }
+// Marks a page its writer, not its home, changed only in part in the
+// interval (some 64-byte stretch left as it was; one-sided diffs, which
+// compare every page): it may share the page with its home's unnoticed
+// writes (home_migration.cpp's group rule).
+constexpr uint32_t kPartlyWritten = 0x20000000u;
+inline uint32_t notice_page(uint32_t entry) { return entry & ~(kMaybeWritten | kWithheld | kPartlyWritten); }
 inline bool names_withheld_pages(const Interval &iv) {
   for (uint32_t entry : iv.pages)
     if (entry & kWithheld) return true;

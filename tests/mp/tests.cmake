@@ -264,6 +264,10 @@ endforeach()
 # (useless_moves.c): a barrier moves at most its budget of them, and once
 # the pages moved are written by their old home, moves stop for good.
 add_held_node_test(useless_moves 2 -)
+# Whole groups a node writes in part while the pages' home writes the rest
+# unnoticed (partial_group_moves.c): they move by the budget only, not with
+# their groups, and the moves are regretted once the old home writes them.
+add_held_node_test(partial_group_moves 2 -)
 # A page dense write-ahead no longer opens after opening it twice for
 # nothing (dense_refused.c): the group's fetch must leave it alone too, or
 # it is valid but unmapped and its next read faults for ever.

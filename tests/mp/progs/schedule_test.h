@@ -1,6 +1,6 @@
 /* Pieces shared by the programs that build one protocol schedule
  * (withheld_version, first_copy_log, withheld_merge, first_epoch_move, withheld_guesses,
- * withheld_shared, group_after_moves, parked_blend, dense_refused), require_nodes for dense_scatter, and
+ * withheld_shared, group_after_moves, parked_blend, dense_refused, partial_group_moves), require_nodes for dense_scatter, and
  * what strided_gaps, strided_tiles, prefetched_rereads and bulk_rereads share. */
 #ifndef RDSM_TESTS_SCHEDULE_TEST_H
 #define RDSM_TESTS_SCHEDULE_TEST_H
