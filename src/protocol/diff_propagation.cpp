@@ -150,7 +150,7 @@ void Hlrc::propagate_diffs_one_sided(const std::vector<uint32_t> &pages, uint32_
       size_t masked_bytes = 0;
       size_t count = masked ? diff_change_mask(twin(p), page, kPageBytes, mask_buf_.data(), &masked_bytes)
                             : diff_find_runs(twin(p), page, kPageBytes, runs_buf_.data());
-      if (!partly_written_.empty()) note_partial_write(p, masked ? mask_buf_.data() : nullptr, runs_buf_.data(), count);
+      if (notes_partial_writes()) note_partial_write(p, masked ? mask_buf_.data() : nullptr, runs_buf_.data(), count);
       // Even an empty diff bumps the version: readers wait for this interval.
       version_pieces_.push_back({((uint64_t)p * nodes_ + self_) * sizeof(uint32_t), &interval, sizeof interval});
       // Written alone under a claim of the home's page: whole if this copy

@@ -465,7 +465,7 @@ void Hlrc::close_interval() {
   // In scan mode a copy stays valid and write-protected after its release,
   // so its twin is brought up to date as a kept page's is.
   propagate_diffs(dirty, id, keep || scan_);
-  if (!partly_written_.empty())
+  if (notes_partial_writes())
     for (uint32_t &entry : written)
       if (partly_written_[notice_page(entry)]) {
         partly_written_[notice_page(entry)] = 0;

@@ -195,6 +195,7 @@ class Hlrc final : public Protocol {
   PageArray<uint8_t> withhold_missed_;  // withheld once for a move that did not happen: not withheld again
   PageArray<uint8_t> partly_written_;   // this release's copies changed in part (kPartlyWritten), till named so
   void note_partial_write(size_t page, const uint64_t *mask, const DiffRun *runs, size_t count);
+  bool notes_partial_writes() const { return !partly_written_.empty() && !history_.stopped; }  // moves may come
   bool keep_withheld_on(size_t page, uint32_t entry, int writer);  // a notice of the home's alone
   void take_unwritten_bytes(size_t page, int old_home);            // at its move here
   std::vector<uint32_t> withheld_list_;
