@@ -38,21 +38,6 @@ ctest --test-dir "$clang_dir" --output-on-failure -j "$jobs" -LE 'mp|model'
 ctest --test-dir "$clang_dir" --output-on-failure -j "$jobs" -L mp \
   -R '^(mp\.(usage|launcher_basic|fail_(segv|exit3)\.(rdsm|async|genima)|misuse_)|splash\.(every_macro\.(genima|hw)|alloc_first|shapes))'
 stage "the mpi fabric across emulated hosts (network namespaces), and its failure cases"
-# The sanitizer build runs meanwhile, at the lowest priority: these tests
-# mostly wait (emulated links, timeouts: 15-20 s of CPU in 140 s on 2
-# cores), and the kernel gives their processes the CPU whenever they want
-# it.  What it does not finish here it finishes after the mpi stages.
-sanitize_dir=$root/build-sanitize
-sanitize_log=$(mktemp)
-# -O1 with line tables only: the sanitizers' reports keep their file:line
-# stacks, and the build takes a third less time than -O2 -g.
-setsid nice -n 19 "$root/tools/build.sh" "$sanitize_dir" -DRDSM_SANITIZE=ON -DRDSM_UNIT_TESTS=OFF \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-  >"$sanitize_log" 2>&1 &
-sanitize_build=$!
-# A stage that fails ends the script: the build in the background (its own
-# process group, by setsid: ninja and the compilers too) goes with it.
-trap 'kill -- -"$sanitize_build" 2>/dev/null || true; rm -f "$sanitize_log"' EXIT
 ctest --test-dir "$clang_dir" --output-on-failure -j "$jobs" -L multihost
 stage "the mpi fabric on one host: the correctness programs under mpirun and rdsm run"
 # The stress of the one-sided presets through MPI RMA on one host (about
@@ -63,12 +48,11 @@ ctest --test-dir "$clang_dir" --output-on-failure -j "$jobs" \
 # another test's Open MPI shared-memory segments for its own.
 ctest --test-dir "$clang_dir" --output-on-failure -j 1 -R '^mpi\.(rank_killed|rank_stopped\..*|stats|bench|finalize_answers\..*|fork_join\..*)$'
 
-stage "build (ASan + UBSan): the rest of it"
-if ! wait "$sanitize_build"; then
-  cat "$sanitize_log" >&2
-  exit 1
-fi
-trap 'rm -f "$sanitize_log"' EXIT
+stage "build (ASan + UBSan)"
+# -O1 with line tables only: the sanitizers' reports keep their file:line
+# stacks, and the build takes a third less time than -O2 -g.
+"$root/tools/build.sh" "$root/build-sanitize" -DRDSM_SANITIZE=ON -DRDSM_UNIT_TESTS=OFF \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 stage "multi-process tests under sanitizers (the applications, the bad-input catalogue and the timing checks run on the regular build only)"
 # rdsm handles SIGSEGV and SIGBUS itself (page faults are its coherence
 # mechanism: SIGSEGV under the mprotect memory backend, SIGBUS under uffd).
@@ -81,7 +65,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The tools' own tests (bench, microbench and its report, sim, install) drive binaries the
 # other tests cover and spend their time in Python, and the race reports of
 # the applications run applications: not here.
-RDSM_HANG_TIMEOUT=10 ctest --test-dir "$sanitize_dir" --output-on-failure -j "$jobs" -L mp -LE 'apps|bad_inputs|timing' \
+RDSM_HANG_TIMEOUT=10 ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$jobs" -L mp -LE 'apps|bad_inputs|timing' \
   -E '^(mp\.(sim|bench_.*|microbench_.*|report_microbench|races_apps\..*)|install\.consume)$'
 
 stage "done"
