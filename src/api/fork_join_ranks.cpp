@@ -7,6 +7,11 @@
 #include <string>
 #include <unistd.h>
 
+#include "common/address_sanitizer.hpp"
+#ifdef RDSM_UNDER_ASAN
+#include <sanitizer/allocator_interface.h>
+#endif
+
 #include "api/fixed_layout.hpp"
 #include "api/fork_join.hpp"
 #include "api/program_image.hpp"
@@ -60,31 +65,37 @@ uint8_t *image_area() { return reinterpret_cast<uint8_t *>(g.descriptor + 1); }
   fatal("%s", why.c_str());
 }
 
-// The master's private heap (brk), whose addresses mean nothing on a worker.
-bool heap_range(uintptr_t &lo, uintptr_t &hi) {
+// The master's private heap (brk), whose addresses mean nothing on a
+// worker; left as it is if there is none.
+void heap_range(uintptr_t &lo, uintptr_t &hi) {
   FILE *maps = fopen("/proc/self/maps", "re");
-  if (!maps) return false;
+  if (!maps) return;
   char line[512];
-  bool found = false;
   while (fgets(line, sizeof line, maps)) {
     if (!strstr(line, "[heap]")) continue;
     unsigned long a, b;
     if (sscanf(line, "%lx-%lx", &a, &b) == 2) {
       lo = a;
       hi = b;
-      found = true;
     }
     break;
   }
   fclose(maps);
-  return found;
 }
 
 void warn_about_heap_pointers() {
   if (g.warned_heap) return;
-  uintptr_t lo, hi;
-  if (!heap_range(lo, hi)) return;
-  std::vector<std::string> names = g.image.pointing_into(lo, hi, 6);
+  uintptr_t lo = 0, hi = 0;
+  heap_range(lo, hi);
+  std::vector<std::string> names = g.image.pointing_into(
+      [lo, hi](uintptr_t v) {
+#ifdef RDSM_UNDER_ASAN
+        // AddressSanitizer's malloc takes no memory from brk.
+        if (__sanitizer_get_ownership(reinterpret_cast<const void *>(v))) return true;
+#endif
+        return v >= lo && v < hi;
+      },
+      6);
   if (names.empty()) return;
   g.warned_heap = true;
   std::string list;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <elf.h>
 #include <fcntl.h>
@@ -9,6 +10,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/address_sanitizer.hpp"
 
 namespace rdsm::fj {
 
@@ -90,13 +93,39 @@ struct Range {
 
 }  // namespace
 
+namespace {
+
+// Whether a mangled name's first component is the implementation's: an
+// identifier that begins with two underscores (reserved to the compiler and
+// its libraries: __sanitizer, __asan, __gnu_cxx ...) or namespace std.
+// Skips what may come before it: the guard variable's GV, the local
+// entity's Z, the nested name's N with its qualifiers, internal linkage's L.
+bool mangled_in_implementation(const char *m) {
+  if (strncmp(m, "_Z", 2) != 0) return false;
+  m += 2;
+  if (strncmp(m, "GV", 2) == 0) m += 2;
+  if (*m == 'Z') ++m;
+  if (*m == 'N')
+    for (++m; *m == 'K' || *m == 'V' || *m == 'r';) ++m;
+  if (strncmp(m, "St", 2) == 0) return true;
+  if (*m == 'L') ++m;
+  char *end = nullptr;
+  unsigned long length = strtoul(m, &end, 10);
+  return end != m && length >= 2 && end[0] == '_' && end[1] == '_';
+}
+
+}  // namespace
+
 bool is_runtime_symbol(const char *name) {
   // Mangled names of namespace rdsm: its variables (_ZN4rdsm...), the
   // static locals of its functions (_ZZN4rdsm..., const members _ZZNK4rdsm)
   // and their guard variables (_ZGVZN4rdsm..., _ZGVZNK4rdsm...).
   for (const char *prefix : {"_ZN4rdsm", "_ZZN4rdsm", "_ZZNK4rdsm", "_ZGVZN4rdsm", "_ZGVZNK4rdsm"})
     if (strncmp(name, prefix, strlen(prefix)) == 0) return true;
-  return false;
+  // The toolchain's libraries linked into the executable (a sanitizer's
+  // runtime, libgcc's CPU model, a static libstdc++) keep each process's
+  // own state too: their names are reserved to the implementation.
+  return strncmp(name, "__", 2) == 0 || mangled_in_implementation(name);
 }
 
 bool ProgramImage::describe(std::string &why) {
@@ -208,28 +237,46 @@ bool ProgramImage::describe(std::string &why) {
   return true;
 }
 
+namespace {
+
+// Under AddressSanitizer the program's globals lie between poisoned red
+// zones, which a span of the image crosses: the copy goes past the
+// sanitizer's checks (a volatile store, so that it is not made a call of
+// the checked memcpy again).
+#ifdef RDSM_UNDER_ASAN
+__attribute__((no_sanitize("address"))) void copy_span(uint8_t *to, const uint8_t *from, size_t bytes) {
+  volatile uint8_t *out = to;
+  for (size_t i = 0; i < bytes; ++i) out[i] = from[i];
+}
+#else
+void copy_span(uint8_t *to, const uint8_t *from, size_t bytes) { memcpy(to, from, bytes); }
+#endif
+
+}  // namespace
+
 void ProgramImage::pack(uint8_t *to) const {
   for (const Span &s : spans_) {
-    memcpy(to, reinterpret_cast<const void *>(s.addr), s.bytes);
+    copy_span(to, reinterpret_cast<const uint8_t *>(s.addr), s.bytes);
     to += s.bytes;
   }
 }
 
 void ProgramImage::unpack(const uint8_t *from) const {
   for (const Span &s : spans_) {
-    memcpy(reinterpret_cast<void *>(s.addr), from, s.bytes);
+    copy_span(reinterpret_cast<uint8_t *>(s.addr), from, s.bytes);
     from += s.bytes;
   }
 }
 
-std::vector<std::string> ProgramImage::pointing_into(uintptr_t lo, uintptr_t hi, size_t limit) const {
+std::vector<std::string> ProgramImage::pointing_into(const std::function<bool(uintptr_t)> &inside,
+                                                     size_t limit) const {
   std::vector<std::string> names;
   for (const Span &s : spans_) {
     uintptr_t first = (s.addr + 7) & ~uintptr_t(7);
     for (uintptr_t a = first; a + 8 <= s.addr + s.bytes && names.size() < limit; a += 8) {
       uintptr_t v;
-      memcpy(&v, reinterpret_cast<const void *>(a), sizeof v);
-      if (v < lo || v >= hi) continue;
+      copy_span(reinterpret_cast<uint8_t *>(&v), reinterpret_cast<const uint8_t *>(a), sizeof v);
+      if (!inside(v)) continue;
       auto it = std::upper_bound(globals_.begin(), globals_.end(), a,
                                  [](uintptr_t x, const Symbol &g) { return x < g.addr; });
       std::string name;

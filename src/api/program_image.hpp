@@ -18,6 +18,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,9 @@ class ProgramImage {
   // Copies the globals into `to` (bytes() of them) / back from `from`.
   void pack(uint8_t *to) const;
   void unpack(const uint8_t *from) const;
-  // The globals that hold, at an aligned word, a value in [lo, hi): a
-  // pointer into memory the workers do not get.  Names, at most `limit`.
-  std::vector<std::string> pointing_into(uintptr_t lo, uintptr_t hi, size_t limit) const;
+  // The globals that hold, at an aligned word, a value `inside` accepts (a
+  // pointer into memory the workers do not get).  Names, at most `limit`.
+  std::vector<std::string> pointing_into(const std::function<bool(uintptr_t)> &inside, size_t limit) const;
 
  private:
   struct Span {
@@ -64,7 +65,8 @@ class ProgramImage {
   ProgramLayout layout_;
 };
 
-// Whether a symbol name is one of the runtime's own (namespace rdsm).
+// Whether a symbol name is one of the runtime's own (namespace rdsm) or
+// the toolchain's (names reserved to the implementation): not shipped.
 bool is_runtime_symbol(const char *name);
 
 }  // namespace rdsm::fj

@@ -7,7 +7,9 @@
 # that namespace (src/api/program_image.hpp).  A variable outside it would
 # be overwritten on the workers by the master's value.  Allowed besides:
 # DW.ref.* (the exception-handling personality's address, the same on
-# every rank).
+# every rank) and names reserved to the implementation, which the image
+# keeps each process's own as well (a sanitizer's descriptions of the
+# globals, __unnamed_*).
 set -u
 [ $# -eq 1 ] || { echo "usage: runtime_globals.sh LIBRARY" >&2; exit 2; }
 command -v objdump >/dev/null || { echo "SKIP: objdump (binutils) is not installed" >&2; exit 77; }
@@ -16,7 +18,7 @@ table=$(objdump -t "$1") || { echo "FAIL: objdump cannot read $1"; exit 1; }
 # read-only-after-relocation ones excluded), of objects with a size.
 outside=$(printf '%s\n' "$table" |
   awk 'NF >= 4 && $(NF-2) ~ /^\.(data|bss)/ && $(NF-2) !~ /^\.data\.rel\.ro/ && $(NF-1) !~ /^0+$/ { print $NF }' |
-  grep -Ev '^(_ZN4rdsm|_ZZN4rdsm|_ZZNK4rdsm|_ZGVZN4rdsm|_ZGVZNK4rdsm|DW\.ref\.)' | sort -u)
+  grep -Ev '^(_ZN4rdsm|_ZZN4rdsm|_ZZNK4rdsm|_ZGVZN4rdsm|_ZGVZNK4rdsm|DW\.ref\.|__)' | sort -u)
 if [ -n "$outside" ]; then
   echo "FAIL: variables of the runtime outside namespace rdsm (put them in it):"
   printf '  %s\n' $outside

@@ -54,11 +54,12 @@ TEST(ProgramImage, NamesTheGlobalsThatPointIntoAGivenRange) {
   std::vector<char> block(256);
   image_test_heap_pointer = block.data() + 10;
   auto lo = reinterpret_cast<uintptr_t>(block.data()), hi = lo + block.size();
-  std::vector<std::string> names = image.pointing_into(lo, hi, 8);
+  auto inside = [&](uintptr_t v) { return v >= lo && v < hi; };
+  std::vector<std::string> names = image.pointing_into(inside, 8);
   ASSERT_EQ(names.size(), 1u);
   EXPECT_EQ(names[0], "image_test_heap_pointer");
   image_test_heap_pointer = nullptr;
-  EXPECT_TRUE(image.pointing_into(lo, hi, 8).empty());
+  EXPECT_TRUE(image.pointing_into(inside, 8).empty());
 }
 
 TEST(ProgramImage, LayoutNamesTheExecutableAndTheCLibrary) {
@@ -77,6 +78,20 @@ TEST(ProgramImage, RuntimeSymbolsAreThoseOfNamespaceRdsm) {
   EXPECT_FALSE(rdsm::fj::is_runtime_symbol("image_test_initialised"));
   EXPECT_FALSE(rdsm::fj::is_runtime_symbol("_ZN12_GLOBAL__N_11gE"));
   EXPECT_FALSE(rdsm::fj::is_runtime_symbol("_ZN5rdsmx1gE"));
+}
+
+TEST(ProgramImage, TheToolchainsLibrariesKeepTheirOwnState) {
+  // A sanitizer's runtime, libgcc and a static libstdc++ linked into the program.
+  for (const char *name : {"__asan_option_detect_stack_use_after_return", "__cpu_model",
+                           "_ZN11__sanitizer14PageSizeCachedE", "_ZN6__asanL9allocatorE",
+                           "_ZZN11__sanitizer9GetTlsVarEvE1v", "_ZGVZN6__lsan4initEvE1x",
+                           "_ZN14__interception10real_mmapE", "_ZNKSt6locale5_Impl4nameE",
+                           "_ZSt4cout", "_ZN9__gnu_cxx9__freeresE"})
+    EXPECT_TRUE(rdsm::fj::is_runtime_symbol(name)) << name;
+  // The program's own: C names, static locals, internal linkage, its namespaces.
+  for (const char *name : {"P", "_start_time", "_ZZ4mainE5count", "_ZL5tally", "_ZN5water5boxesE",
+                           "_ZN12_GLOBAL__N_11gE", "_ZNK5Stack4sizeE"})
+    EXPECT_FALSE(rdsm::fj::is_runtime_symbol(name)) << name;
 }
 
 }  // namespace
