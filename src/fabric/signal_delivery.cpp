@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <dlfcn.h>
 #include <link.h>
 #include <sched.h>
 #include <ucontext.h>
@@ -114,6 +115,13 @@ void install_signal_delivery(const SignalServe &serve) {
   if (!scan.libc_shared || g.ranges == 0)
     fatal("--handler signal needs the program linked against the shared C library (its handler must tell the "
           "program's own code from malloc's); link the program dynamically, or use --handler interrupt");
+  // An allocator linked into the executable (a static jemalloc or
+  // tcmalloc, Clang's sanitizer runtime without -shared-libsan) is the
+  // program's code to the handler, which would then serve inside malloc.
+  if (void *m = dlsym(RTLD_DEFAULT, "malloc"); m && in_program_code(reinterpret_cast<uintptr_t>(m)))
+    fatal("--handler signal needs malloc in a shared library, but the program has its own linked in (a static "
+          "allocator, or a sanitizer's runtime linked statically: Clang's -shared-libsan links it shared), so "
+          "the handler cannot tell the program's code from malloc's; use --handler interrupt");
   g.fabric = serve;
   g.retry_ns.store(kFirstRetryNs);
   if (g.timer_pid != getpid()) {

@@ -12,7 +12,8 @@ foreach(line IN LISTS rdsm_bad_input_cases)
            COMMAND ${RDSM_BASH} ${RDSM_MP_DIR}/bad_inputs.sh ${RDSM_BAD_INPUTS} ${id}
                    RDSM=$<TARGET_FILE:rdsm> TRIVIAL=$<TARGET_FILE:mp_trivial> MISUSE=$<TARGET_FILE:mp_misuse>
                    BAD_USE=$<TARGET_FILE:mp_bad_use> SPLASH_MISUSE=$<TARGET_FILE:mp_splash_misuse>
-                   SPLASH_FAILURES=$<TARGET_FILE:splash_failures> NO_UFFD=$<TARGET_FILE:mp_no_uffd>)
+                   SPLASH_FAILURES=$<TARGET_FILE:splash_failures> NO_UFFD=$<TARGET_FILE:mp_no_uffd>
+                   OWN_MALLOC=$<TARGET_FILE:mp_own_malloc>)
   set_tests_properties(mp.bad_inputs.${id} PROPERTIES TIMEOUT 60 LABELS "mp;bad_inputs" SKIP_RETURN_CODE 77)
   if("serial" IN_LIST words)
     set_tests_properties(mp.bad_inputs.${id} PROPERTIES RUN_SERIAL TRUE)
