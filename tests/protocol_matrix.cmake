@@ -6,26 +6,30 @@ set(RDSM_TEST_HANDLERS interrupt poll)
 # Seeds per stress run: each seed is a new random program of 20 rounds.  A
 # sanitizer build looks for memory errors, which the first seeds already
 # exercise, at several times the cost per seed: 2 per handler mode, per
-# axis variant and per memory backend (the stress was half of that stage's
-# time; with 5 and 4 seeds CI took 23 to 24 of its 25 minutes, with 3 and
-# the mpi fabric's tests added 25).  Elsewhere the two handler modes of a preset run 20
-# seeds each, seeds 1-40 between them; an axis variant runs 8 (the stress
-# is 3/4 of the suite's time, and CI has 25 minutes on a machine whose
-# speed varies by a third from day to day; with 30 and 12 seeds the whole
-# of CI took 23 to 24 minutes).  Longer soaks: the same
+# axis variant and per memory backend.  Elsewhere the two handler modes of
+# a preset run 14 seeds each, seeds 1-28 between them; an axis variant
+# runs 6, the second memory backend 10, multi-threaded nodes 14.  The stress
+# is 40% of the regular build's tests, and CI has 25 minutes on a machine
+# whose speed varies by more than a factor of two from day to day (with
+# 20, 8, 14 and 20 seeds CI once took 1,648 s).  Longer soaks: the same
 # commands with more seeds (--seeds 1:1000).
+# The presets' runs by handler mode and by memory backend are at 2 and 4
+# nodes; a sanitizer build runs the 4 only (every node then has several
+# peers; the 2-node runs stay in the regular build), for CI's time.
 if(RDSM_SANITIZE)
   set(preset_seeds_interrupt 1:2)
   set(preset_seeds_poll 3:2)
   set(variant_seeds 1:2)
+  set(matrix_nodes 4)
 else()
-  set(preset_seeds_interrupt 1:20)
-  set(preset_seeds_poll 21:20)
-  set(variant_seeds 1:8)
+  set(preset_seeds_interrupt 1:14)
+  set(preset_seeds_poll 15:14)
+  set(variant_seeds 1:6)
+  set(matrix_nodes 2 4)
 endif()
 foreach(protocol ${RDSM_TEST_PROTOCOLS})
   foreach(handler ${RDSM_TEST_HANDLERS})
-    foreach(nodes 2 4)
+    foreach(nodes ${matrix_nodes})
       set(run $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --handler ${handler} --timeout 600 --quiet)
       add_test(NAME stress.${protocol}.${handler}.n${nodes}
                COMMAND ${run} $<TARGET_FILE:stress> --seeds ${preset_seeds_${handler}})
@@ -138,10 +142,10 @@ set(RDSM_SECOND_MEMORY mprotect)
 if(RDSM_SANITIZE)
   set(memory_seeds 1:2)
 else()
-  set(memory_seeds 1:14)
+  set(memory_seeds 1:10)
 endif()
 foreach(protocol ${RDSM_TEST_PROTOCOLS})
-  foreach(nodes 2 4)
+  foreach(nodes ${matrix_nodes})
     set(run $<TARGET_FILE:rdsm> run -n ${nodes} --protocol ${protocol} --memory ${RDSM_SECOND_MEMORY} --timeout 600
             --quiet)
     set(suffix ${protocol}.${RDSM_SECOND_MEMORY}.n${nodes})
@@ -249,7 +253,7 @@ endforeach()
 if(RDSM_SANITIZE OR RDSM_TSAN)
   set(thread_seeds 1:3)
 else()
-  set(thread_seeds 1:20)
+  set(thread_seeds 1:14)
 endif()
 foreach(protocol ${RDSM_TEST_PROTOCOLS})
   foreach(shape "2:2:interrupt" "2:2:poll" "1:4:interrupt")
@@ -273,7 +277,7 @@ endforeach()
 if(RDSM_SANITIZE OR RDSM_TSAN)
   set(thread_memory_seeds 1:4)
 else()
-  set(thread_memory_seeds 1:8)
+  set(thread_memory_seeds 1:6)
 endif()
 foreach(protocol ${RDSM_TEST_PROTOCOLS})
   set(name stress.${protocol}.${RDSM_SECOND_MEMORY}.n2t2)
