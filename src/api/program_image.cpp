@@ -91,10 +91,6 @@ struct Range {
   uintptr_t begin, end;
 };
 
-}  // namespace
-
-namespace {
-
 // Whether a mangled name's first component is the implementation's: an
 // identifier that begins with two underscores (reserved to the compiler and
 // its libraries: __sanitizer, __asan, __gnu_cxx ...) or namespace std.
